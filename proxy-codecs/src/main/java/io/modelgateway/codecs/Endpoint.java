@@ -1,0 +1,44 @@
+package io.modelgateway.codecs;
+
+/**
+ * The three proxied endpoints. {@link #gatewayPath} is what callers use; {@link #upstreamSuffix} is
+ * appended to a provider's {@code base_url} (OpenAI-style base URLs end in {@code /v1}, Anthropic's do not,
+ * as in the official SDKs).
+ */
+public enum Endpoint {
+    CHAT_COMPLETIONS(ApiStyle.OPENAI, "/api/v1/chat/completions", "/chat/completions"),
+    EMBEDDINGS(ApiStyle.OPENAI, "/api/v1/embeddings", "/embeddings"),
+    MESSAGES(ApiStyle.ANTHROPIC, "/api/v1/messages", "/v1/messages");
+
+    private final ApiStyle style;
+    private final String gatewayPath;
+    private final String upstreamSuffix;
+
+    Endpoint(ApiStyle style, String gatewayPath, String upstreamSuffix) {
+        this.style = style;
+        this.gatewayPath = gatewayPath;
+        this.upstreamSuffix = upstreamSuffix;
+    }
+
+    public ApiStyle style() {
+        return style;
+    }
+
+    public String gatewayPath() {
+        return gatewayPath;
+    }
+
+    public String upstreamSuffix() {
+        return upstreamSuffix;
+    }
+
+    /** Matches a request path with its query string already removed; null when it is not an endpoint. */
+    public static Endpoint forPath(String path) {
+        for (Endpoint e : values()) {
+            if (e.gatewayPath.equals(path)) {
+                return e;
+            }
+        }
+        return null;
+    }
+}
