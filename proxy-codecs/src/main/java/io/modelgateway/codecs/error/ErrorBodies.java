@@ -1,0 +1,101 @@
+package io.modelgateway.codecs.error;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.modelgateway.codecs.ApiStyle;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * The one writer of error bodies (DESIGN rule 7): OpenAI style {@code {"error":{message,type,param,code}}}
+ * and Anthropic style {@code {"type":"error","error":{type,message},"request_id"}}, as whole bodies and
+ * as mid-stream SSE events (GD-10). Messages are written through Jackson so they are always valid JSON.
+ */
+public final class ErrorBodies {
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private ErrorBodies() {
+    }
+
+    /** A complete JSON error body; the caller owns (and releases or writes) the returned buffer. */
+    public static ByteBuf body(ByteBufAllocator alloc, ApiStyle style, GatewayError error, String requestId) {
+        ByteBuf buf = alloc.buffer(160 + error.message().length());
+        boolean ok = false;
+        try (JsonGenerator g = JSON.createGenerator((java.io.OutputStream) new ByteBufOutputStream(buf),
+                JsonEncoding.UTF8)) {
+            writeObject(g, style, error, requestId);
+            ok = true;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            if (!ok) {
+                buf.release();
+            }
+        }
+        return buf;
+    }
+
+    /**
+     * A mid-stream error event in the caller's style: {@code data: {"error":…}} for OpenAI,
+     * {@code event: error} + data for Anthropic. The stream must be closed after it, with no terminator.
+     */
+    public static ByteBuf streamEvent(ByteBufAllocator alloc, ApiStyle style, GatewayError error) {
+        ByteBuf buf = alloc.buffer(192 + error.message().length());
+        boolean ok = false;
+        try {
+            if (style == ApiStyle.ANTHROPIC) {
+                buf.writeCharSequence("event: error\ndata: ", java.nio.charset.StandardCharsets.US_ASCII);
+            } else {
+                buf.writeCharSequence("data: ", java.nio.charset.StandardCharsets.US_ASCII);
+            }
+            try (JsonGenerator g = JSON.createGenerator((java.io.OutputStream) new ByteBufOutputStream(buf),
+                    JsonEncoding.UTF8)) {
+                writeObject(g, style, error, null);
+            }
+            buf.writeByte('\n').writeByte('\n');
+            ok = true;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            if (!ok) {
+                buf.release();
+            }
+        }
+        return buf;
+    }
+
+    private static void writeObject(JsonGenerator g, ApiStyle style, GatewayError error, String requestId)
+            throws IOException {
+        g.writeStartObject();
+        if (style == ApiStyle.ANTHROPIC) {
+            g.writeStringField("type", "error");
+            g.writeObjectFieldStart("error");
+            g.writeStringField("type", error.kind().anthropicType());
+            g.writeStringField("message", error.message());
+            g.writeEndObject();
+            if (requestId != null) {
+                g.writeStringField("request_id", requestId);
+            }
+        } else {
+            g.writeObjectFieldStart("error");
+            g.writeStringField("message", error.message());
+            g.writeStringField("type", error.kind().openAiType());
+            writeNullable(g, "param", error.param());
+            writeNullable(g, "code", error.code());
+            g.writeEndObject();
+        }
+        g.writeEndObject();
+    }
+
+    private static void writeNullable(JsonGenerator g, String name, String value) throws IOException {
+        if (value == null) {
+            g.writeNullField(name);
+        } else {
+            g.writeStringField(name, value);
+        }
+    }
+}

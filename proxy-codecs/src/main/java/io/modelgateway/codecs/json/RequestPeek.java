@@ -1,0 +1,633 @@
+package io.modelgateway.codecs.json;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.async.ByteBufferFeeder;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.error.GatewayError;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Reads a request body once, with jackson-core's non-blocking parser fed straight from the buffer's
+ * NIO views (no copy, even for the composite buffer the aggregator builds), and picks out what routing
+ * and validation need: the model (with its byte offsets, so it can be spliced), stream flags and
+ * limits. Everything else is skipped token by token, never built into a tree (DESIGN rule 2).
+ *
+ * <p>The result is a plain value: the peek neither retains nor releases the body.
+ */
+public final class RequestPeek {
+    /** Deeper JSON than this is refused before it can cost stack or time. */
+    public static final int MAX_DEPTH = 128;
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(MAX_DEPTH)
+                    .maxNumberLength(64)
+                    .build())
+            .build();
+
+
+    /** Embeddings: at most this many inputs per request (API-CONTRACT 9). */
+    public static final int MAX_EMBEDDING_INPUTS = 2048;
+
+    // ---- results ----
+    private String model;
+    private int modelStart = -1;
+    private int modelEnd = -1;
+    private boolean stream;
+    private boolean hasStreamOptions;
+    private boolean includeUsage;
+    private int maxTokens = -1;
+    private int maxCompletionTokens = -1;
+    private int n = 1;
+    private int thinkingBudget = -1;
+    private String encodingFormat;
+    private int dimensions = -1;
+    private GatewayError error;
+
+    // ---- parse state ----
+    private JsonParser parser;
+    private ByteBufferFeeder feeder;
+    private ByteBuffer[] inputs;
+    private int nextInput;
+    private ByteBuf body;
+
+    private RequestPeek() {
+    }
+
+    /**
+     * Peeks a body for the given endpoint. {@code systemRoleAllowed}: whether {@code messages[].role}
+     * may be {@code system} on the messages endpoint (API-CONTRACT 5.11, version 2026-10-21 and later).
+     */
+    public static RequestPeek peek(Endpoint endpoint, ByteBuf body, boolean systemRoleAllowed) {
+        RequestPeek peek = new RequestPeek();
+        peek.run(endpoint, body, systemRoleAllowed);
+        return peek;
+    }
+
+    public String model() {
+        return model;
+    }
+
+    /** Offset of the model's JSON string token (its opening quote) from the body's reader index. */
+    public int modelStart() {
+        return modelStart;
+    }
+
+    /** Offset just past the model token's closing quote. */
+    public int modelEnd() {
+        return modelEnd;
+    }
+
+    public boolean stream() {
+        return stream;
+    }
+
+    public boolean includeUsage() {
+        return includeUsage;
+    }
+
+    /** The effective output cap, -1 when absent ({@code max_completion_tokens} wins over {@code max_tokens}). */
+    public int maxTokens() {
+        return maxCompletionTokens > 0 ? maxCompletionTokens : maxTokens;
+    }
+
+    public int n() {
+        return n;
+    }
+
+    public String encodingFormat() {
+        return encodingFormat;
+    }
+
+    public int dimensions() {
+        return dimensions;
+    }
+
+    /** The validation error, or null when the body is acceptable. */
+    public GatewayError error() {
+        return error;
+    }
+
+    public boolean ok() {
+        return error == null;
+    }
+
+    private void run(Endpoint endpoint, ByteBuf body, boolean systemRoleAllowed) {
+        if (!body.isReadable()) {
+            fail(GatewayError.invalid("The request body is empty; a JSON object is required.", null,
+                    "invalid_json"));
+            return;
+        }
+        this.body = body;
+        inputs = body.nioBuffers();
+        try (JsonParser p = JSON.createNonBlockingByteBufferParser()) {
+            parser = p;
+            feeder = (ByteBufferFeeder) p.getNonBlockingInputFeeder();
+            if (next() != JsonToken.START_OBJECT) {
+                fail(GatewayError.invalid("The request body must be a JSON object.", null, "invalid_json"));
+                return;
+            }
+            switch (endpoint) {
+                case CHAT_COMPLETIONS -> chat();
+                case EMBEDDINGS -> embeddings();
+                case MESSAGES -> messages(systemRoleAllowed);
+                default -> throw new IllegalStateException(endpoint.name());
+            }
+            if (error == null && next() != null) {
+                fail(GatewayError.invalid("Unexpected data after the JSON object.", null, "invalid_json"));
+            }
+        } catch (StreamConstraintsException e) {
+            fail(GatewayError.invalid("The JSON body is too deeply nested or has a number that is too long.",
+                    null, "invalid_json"));
+        } catch (IOException | RuntimeException e) {
+            if (error == null) {
+                fail(GatewayError.invalid("We could not parse the JSON body of your request: "
+                        + conciseMessage(e), null, "invalid_json"));
+            }
+        }
+        if (error == null) {
+            requireCommon(endpoint);
+        }
+    }
+
+    // ---------------------------------------------------------------- endpoints
+
+    private void chat() throws IOException {
+        boolean sawMessages = false;
+        JsonToken t;
+        while ((t = next()) == JsonToken.FIELD_NAME && error == null) {
+            String name = parser.currentName();
+            JsonToken v = next();
+            if (v == JsonToken.VALUE_NULL) {
+                continue; // an optional field sent as null is absent (1.3)
+            }
+            switch (name) {
+                case "model" -> readModel(v);
+                case "messages" -> {
+                    sawMessages = true;
+                    readMessages(v, false, true);
+                }
+                case "stream" -> stream = readBoolean(v, "stream");
+                case "stream_options" -> readStreamOptions(v);
+                case "max_tokens" -> maxTokens = readPositiveInt(v, "max_tokens");
+                case "max_completion_tokens" -> maxCompletionTokens = readPositiveInt(v, "max_completion_tokens");
+                case "n" -> n = readPositiveInt(v, "n");
+                case "temperature" -> readRange(v, "temperature", 0, 2);
+                case "top_p" -> readRange(v, "top_p", 0, 1);
+                case "presence_penalty" -> readRange(v, "presence_penalty", -2, 2);
+                case "frequency_penalty" -> readRange(v, "frequency_penalty", -2, 2);
+                case "stop" -> readStop(v);
+                default -> skip(v);
+            }
+        }
+        if (error != null) {
+            return;
+        }
+        if (!sawMessages) {
+            missing("messages");
+        } else if (hasStreamOptions && !stream) {
+            fail(GatewayError.invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+                    "stream_options", "invalid_value"));
+        }
+    }
+
+    private void messages(boolean systemRoleAllowed) throws IOException {
+        boolean sawMessages = false;
+        JsonToken t;
+        while ((t = next()) == JsonToken.FIELD_NAME && error == null) {
+            String name = parser.currentName();
+            JsonToken v = next();
+            if (v == JsonToken.VALUE_NULL) {
+                continue;
+            }
+            switch (name) {
+                case "model" -> readModel(v);
+                case "messages" -> {
+                    sawMessages = true;
+                    readMessages(v, true, systemRoleAllowed);
+                }
+                case "max_tokens" -> maxTokens = readPositiveInt(v, "max_tokens");
+                case "stream" -> stream = readBoolean(v, "stream");
+                case "temperature" -> readRange(v, "temperature", 0, 1);
+                case "top_p" -> readRange(v, "top_p", 0, 1);
+                case "thinking" -> readThinking(v);
+                case "stop_sequences" -> readStopSequences(v);
+                default -> skip(v);
+            }
+        }
+        if (error != null) {
+            return;
+        }
+        if (maxTokens < 0) {
+            missing("max_tokens");
+        } else if (!sawMessages) {
+            missing("messages");
+        } else if (thinkingBudget >= 0 && (thinkingBudget < 1024 || thinkingBudget >= maxTokens)) {
+            fail(GatewayError.invalid("thinking.budget_tokens: must be at least 1024 and less than max_tokens.",
+                    "thinking.budget_tokens", "invalid_value"));
+        }
+    }
+
+    private void embeddings() throws IOException {
+        boolean sawInput = false;
+        JsonToken t;
+        while ((t = next()) == JsonToken.FIELD_NAME && error == null) {
+            String name = parser.currentName();
+            JsonToken v = next();
+            if (v == JsonToken.VALUE_NULL) {
+                continue;
+            }
+            switch (name) {
+                case "model" -> readModel(v);
+                case "input" -> {
+                    sawInput = true;
+                    readEmbeddingInput(v);
+                }
+                case "encoding_format" -> {
+                    if (v != JsonToken.VALUE_STRING) {
+                        invalidType("encoding_format", "a string", v);
+                    } else {
+                        encodingFormat = parser.getText();
+                        if (!encodingFormat.equals("float") && !encodingFormat.equals("base64")) {
+                            fail(GatewayError.invalid("Invalid value for 'encoding_format': expected 'float' or "
+                                    + "'base64'.", "encoding_format", "invalid_value"));
+                        }
+                    }
+                }
+                case "dimensions" -> dimensions = readPositiveInt(v, "dimensions");
+                default -> skip(v);
+            }
+        }
+        if (error == null && !sawInput) {
+            missing("input");
+        }
+    }
+
+    private void requireCommon(Endpoint endpoint) {
+        if (model == null) {
+            missing("model");
+        } else if (model.isEmpty()) {
+            fail(GatewayError.invalid("Invalid value for 'model': must not be empty.", "model", "invalid_value"));
+        }
+    }
+
+    // ---------------------------------------------------------------- fields
+
+    private void readModel(JsonToken v) throws IOException {
+        if (v != JsonToken.VALUE_STRING) {
+            invalidType("model", "a string", v);
+            return;
+        }
+        model = parser.getText();
+        // The non-blocking parser reports a string token's start just inside the opening quote; step back
+        // to the quote itself so the splice replaces the whole token.
+        int start = (int) parser.currentTokenLocation().getByteOffset();
+        int base = body.readerIndex();
+        while (start > 0 && body.getByte(base + start) != '"') {
+            start--;
+        }
+        modelStart = start;
+        modelEnd = (int) parser.currentLocation().getByteOffset();
+        if (body.getByte(base + modelStart) != '"' || body.getByte(base + modelEnd - 1) != '"') {
+            throw new IllegalStateException("model token offsets do not frame a JSON string");
+        }
+    }
+
+    private void readMessages(JsonToken v, boolean anthropic, boolean systemRoleAllowed) throws IOException {
+        if (v != JsonToken.START_ARRAY) {
+            invalidType("messages", "an array", v);
+            return;
+        }
+        int i = 0;
+        JsonToken t;
+        while ((t = next()) != JsonToken.END_ARRAY) {
+            String path = "messages[" + i + "]";
+            if (t != JsonToken.START_OBJECT) {
+                invalidType(path, "an object", t);
+                return;
+            }
+            String role = null;
+            while (next() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken fv = next();
+                if (field.equals("role") && fv == JsonToken.VALUE_STRING) {
+                    role = parser.getText();
+                } else if (field.equals("role") && fv != JsonToken.VALUE_NULL) {
+                    invalidType(path + ".role", "a string", fv);
+                    return;
+                } else {
+                    skip(fv);
+                }
+            }
+            if (role == null) {
+                missing(path + ".role");
+                return;
+            }
+            if (!roleAllowed(role, anthropic, systemRoleAllowed)) {
+                String code = "function".equals(role) ? "unsupported_value" : "invalid_value";
+                String allowed = anthropic
+                        ? (systemRoleAllowed ? "'user', 'assistant' or 'system'" : "'user' or 'assistant'")
+                        : "'system', 'developer', 'user', 'assistant' or 'tool'";
+                fail(GatewayError.invalid("Invalid value for '" + path + ".role': '" + role + "'; expected "
+                        + allowed + ".", path + ".role", code));
+                return;
+            }
+            i++;
+        }
+        if (i == 0) {
+            fail(GatewayError.invalid("Invalid value for 'messages': must contain at least one message.",
+                    "messages", "invalid_value"));
+        }
+    }
+
+    private static boolean roleAllowed(String role, boolean anthropic, boolean systemRoleAllowed) {
+        if (anthropic) {
+            return role.equals("user") || role.equals("assistant") || (systemRoleAllowed && role.equals("system"));
+        }
+        return switch (role) {
+            case "system", "developer", "user", "assistant", "tool" -> true;
+            default -> false;
+        };
+    }
+
+    private void readStreamOptions(JsonToken v) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            invalidType("stream_options", "an object", v);
+            return;
+        }
+        hasStreamOptions = true;
+        while (next() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            JsonToken fv = next();
+            if (field.equals("include_usage") && fv != JsonToken.VALUE_NULL) {
+                includeUsage = readBoolean(fv, "stream_options.include_usage");
+            } else {
+                skip(fv);
+            }
+        }
+    }
+
+    private void readStop(JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_STRING) {
+            return;
+        }
+        if (v != JsonToken.START_ARRAY) {
+            invalidType("stop", "a string or an array of strings", v);
+            return;
+        }
+        int count = 0;
+        JsonToken t;
+        while ((t = next()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.VALUE_STRING) {
+                invalidType("stop[" + count + "]", "a string", t);
+                return;
+            }
+            count++;
+        }
+        if (count > 4) {
+            fail(GatewayError.invalid("Invalid value for 'stop': at most 4 sequences are allowed.", "stop",
+                    "invalid_value"));
+        }
+    }
+
+    private void readStopSequences(JsonToken v) throws IOException {
+        if (v != JsonToken.START_ARRAY) {
+            invalidType("stop_sequences", "an array of strings", v);
+            return;
+        }
+        int i = 0;
+        JsonToken t;
+        while ((t = next()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.VALUE_STRING) {
+                invalidType("stop_sequences[" + i + "]", "a string", t);
+                return;
+            }
+            if (parser.getText().isBlank()) {
+                fail(GatewayError.invalid("stop_sequences[" + i + "]: each stop sequence must contain "
+                        + "non-whitespace.", "stop_sequences", "invalid_value"));
+                return;
+            }
+            i++;
+        }
+    }
+
+    private void readThinking(JsonToken v) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            invalidType("thinking", "an object", v);
+            return;
+        }
+        String type = null;
+        while (next() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            JsonToken fv = next();
+            if (field.equals("type") && fv == JsonToken.VALUE_STRING) {
+                type = parser.getText();
+            } else if (field.equals("budget_tokens") && fv != JsonToken.VALUE_NULL) {
+                if (fv != JsonToken.VALUE_NUMBER_INT) {
+                    invalidType("thinking.budget_tokens", "an integer", fv);
+                    return;
+                }
+                thinkingBudget = clampInt(parser.getLongValue());
+            } else {
+                skip(fv);
+            }
+        }
+        if (type == null) {
+            missing("thinking.type");
+        } else if (!type.equals("enabled") && !type.equals("adaptive") && !type.equals("disabled")) {
+            fail(GatewayError.invalid("thinking.type: expected 'enabled', 'adaptive' or 'disabled'.",
+                    "thinking.type", "invalid_value"));
+        } else if (type.equals("enabled") && thinkingBudget < 0) {
+            missing("thinking.budget_tokens");
+        } else if (!type.equals("enabled")) {
+            thinkingBudget = -1;
+        }
+    }
+
+    private void readEmbeddingInput(JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_STRING) {
+            if (parser.getTextLength() == 0) {
+                emptyInput();
+            }
+            return;
+        }
+        if (v != JsonToken.START_ARRAY) {
+            invalidType("input", "a string or an array", v);
+            return;
+        }
+        int count = 0;
+        JsonToken kind = null;
+        JsonToken t;
+        while ((t = next()) != JsonToken.END_ARRAY) {
+            if (kind == null) {
+                kind = t;
+            } else if (kind != t) {
+                fail(GatewayError.invalid("Invalid 'input': an array must hold only strings, only token ids or "
+                        + "only arrays of token ids.", "input", "invalid_value"));
+                return;
+            }
+            if (t == JsonToken.VALUE_STRING) {
+                if (parser.getTextLength() == 0) {
+                    emptyInput();
+                    return;
+                }
+            } else if (t == JsonToken.START_ARRAY) {
+                int inner = 0;
+                JsonToken it;
+                while ((it = next()) != JsonToken.END_ARRAY) {
+                    if (it != JsonToken.VALUE_NUMBER_INT) {
+                        invalidType("input[" + count + "][" + inner + "]", "an integer token id", it);
+                        return;
+                    }
+                    inner++;
+                }
+                if (inner == 0) {
+                    emptyInput();
+                    return;
+                }
+            } else if (t != JsonToken.VALUE_NUMBER_INT) {
+                invalidType("input[" + count + "]", "a string, a token id or an array of token ids", t);
+                return;
+            }
+            if (++count > MAX_EMBEDDING_INPUTS) {
+                fail(GatewayError.invalid("Invalid 'input': at most " + MAX_EMBEDDING_INPUTS
+                        + " inputs are allowed per request.", "input", "invalid_value"));
+                return;
+            }
+        }
+        if (count == 0) {
+            emptyInput();
+        }
+    }
+
+    private void emptyInput() {
+        fail(GatewayError.invalid("Invalid 'input': must not be empty.", "input", "invalid_value"));
+    }
+
+    private boolean readBoolean(JsonToken v, String path) throws IOException {
+        if (v == JsonToken.VALUE_TRUE) {
+            return true;
+        }
+        if (v != JsonToken.VALUE_FALSE) {
+            invalidType(path, "a boolean", v);
+        }
+        return false;
+    }
+
+    private int readPositiveInt(JsonToken v, String path) throws IOException {
+        if (v != JsonToken.VALUE_NUMBER_INT) {
+            invalidType(path, "an integer", v);
+            return -1;
+        }
+        long value = parser.getLongValue();
+        if (value < 1) {
+            fail(GatewayError.invalid("Invalid value for '" + path + "': must be at least 1.", path,
+                    "invalid_value"));
+            return -1;
+        }
+        return clampInt(value);
+    }
+
+    private void readRange(JsonToken v, String path, double min, double max) throws IOException {
+        if (v != JsonToken.VALUE_NUMBER_INT && v != JsonToken.VALUE_NUMBER_FLOAT) {
+            invalidType(path, "a number", v);
+            return;
+        }
+        double d = parser.getDoubleValue();
+        if (!(d >= min && d <= max)) {
+            fail(GatewayError.invalid("Invalid value for '" + path + "': must be between " + fmt(min) + " and "
+                    + fmt(max) + ".", path, "invalid_value"));
+        }
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    /** Next token, feeding the parser the next NIO view whenever it runs dry. */
+    private JsonToken next() throws IOException {
+        JsonToken t;
+        while ((t = parser.nextToken()) == JsonToken.NOT_AVAILABLE) {
+            if (nextInput < inputs.length) {
+                feeder.feedInput(inputs[nextInput++]);
+            } else {
+                feeder.endOfInput();
+            }
+        }
+        return t;
+    }
+
+    /** Skips the value whose first token is {@code v} (the parser's own skipChildren spins on NOT_AVAILABLE). */
+    private void skip(JsonToken v) throws IOException {
+        if (v != JsonToken.START_OBJECT && v != JsonToken.START_ARRAY) {
+            return;
+        }
+        int depth = 1;
+        while (depth > 0) {
+            JsonToken t = next();
+            if (t == null) {
+                throw new IOException("unexpected end of input");
+            }
+            if (t.isStructStart()) {
+                depth++;
+            } else if (t.isStructEnd()) {
+                depth--;
+            }
+        }
+    }
+
+    private void missing(String path) {
+        fail(GatewayError.invalid("Missing required parameter: '" + path + "'.", path,
+                "missing_required_parameter"));
+    }
+
+    private void invalidType(String path, String expected, JsonToken got) throws IOException {
+        fail(GatewayError.invalid("Invalid type for '" + path + "': expected " + expected + ", but got "
+                + describe(got) + " instead.", path, "invalid_type"));
+        skip(got);
+    }
+
+    private void fail(GatewayError e) {
+        if (error == null) {
+            error = e;
+        }
+    }
+
+    private static String describe(JsonToken t) {
+        if (t == null) {
+            return "nothing";
+        }
+        return switch (t) {
+            case START_OBJECT -> "an object";
+            case START_ARRAY -> "an array";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT -> "an integer";
+            case VALUE_NUMBER_FLOAT -> "a decimal number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            default -> t.asString() == null ? t.name().toLowerCase() : t.asString();
+        };
+    }
+
+    private static int clampInt(long v) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+
+    /** Jackson messages carry a source excerpt after a newline; keep the first line, never the body. */
+    private static String conciseMessage(Exception e) {
+        String m = e.getMessage();
+        if (m == null) {
+            return "invalid JSON";
+        }
+        int nl = m.indexOf('\n');
+        String first = nl >= 0 ? m.substring(0, nl) : m;
+        return first.length() > 200 ? first.substring(0, 200) : first;
+    }
+}

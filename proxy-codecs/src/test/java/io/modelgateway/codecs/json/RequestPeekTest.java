@@ -1,0 +1,163 @@
+package io.modelgateway.codecs.json;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class RequestPeekTest {
+
+    @Test
+    void peek_chatStream_readsModelOffsetsAndFlags() {
+        String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"h\u00e9\"}],\"model\":\"sim-chat\","
+                + "\"stream\":true,\"stream_options\":{\"include_usage\":true},\"max_tokens\":9,\"extra\":{\"a\":[1]}}";
+        RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, body);
+        assertThat(p.ok()).as("%s", p.error()).isTrue();
+        assertThat(p.model()).isEqualTo("sim-chat");
+        assertThat(p.stream()).isTrue();
+        assertThat(p.includeUsage()).isTrue();
+        assertThat(p.maxTokens()).isEqualTo(9);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        assertThat(new String(bytes, p.modelStart(), p.modelEnd() - p.modelStart(), StandardCharsets.UTF_8))
+                .isEqualTo("\"sim-chat\"");
+    }
+
+    @Test
+    void peek_compositeBodySplitInsideModel_offsetsStillAbsolute() {
+        String body = "{\"model\":\"a-very-long-model-name\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        CompositeByteBuf composite = ByteBufAllocator.DEFAULT.compositeBuffer();
+        composite.addComponent(true, Unpooled.directBuffer().writeBytes(bytes, 0, 15));
+        composite.addComponent(true, Unpooled.directBuffer().writeBytes(bytes, 15, bytes.length - 15));
+        try {
+            RequestPeek p = RequestPeek.peek(Endpoint.CHAT_COMPLETIONS, composite, false);
+            assertThat(p.ok()).isTrue();
+            assertThat(p.model()).isEqualTo("a-very-long-model-name");
+            assertThat(body.substring(p.modelStart(), p.modelEnd())).isEqualTo("\"a-very-long-model-name\"");
+            ByteBuf spliced = BodySplicer.replaceString(ByteBufAllocator.DEFAULT, composite, p.modelStart(),
+                    p.modelEnd(), "up\"stream");
+            assertThat(spliced.toString(StandardCharsets.UTF_8))
+                    .isEqualTo(body.replace("\"a-very-long-model-name\"", "\"up\\\"stream\""));
+            spliced.release();
+        } finally {
+            composite.release();
+        }
+    }
+
+    @Test
+    void peek_malformedJson_isInvalidJson() {
+        RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"x\",");
+        assertThat(p.error().kind()).isEqualTo(ErrorKind.INVALID_REQUEST);
+        assertThat(p.error().code()).isEqualTo("invalid_json");
+    }
+
+    @Test
+    void peek_trailingGarbage_isInvalidJson() {
+        RequestPeek p = peek(Endpoint.EMBEDDINGS, "{\"model\":\"e\",\"input\":\"x\"} x");
+        assertThat(p.error().code()).isEqualTo("invalid_json");
+    }
+
+    @Test
+    void peek_missingMessages_namesParam() {
+        RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"x\"}");
+        assertThat(p.error().param()).isEqualTo("messages");
+        assertThat(p.error().code()).isEqualTo("missing_required_parameter");
+    }
+
+    @Test
+    void peek_missingModel_namesParam() {
+        RequestPeek p = peek(Endpoint.EMBEDDINGS, "{\"input\":\"x\"}");
+        assertThat(p.error().param()).isEqualTo("model");
+    }
+
+    @Test
+    void peek_messagesWithoutMaxTokens_isMissing() {
+        RequestPeek p = peek(Endpoint.MESSAGES, "{\"model\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":\"h\"}]}");
+        assertThat(p.error().param()).isEqualTo("max_tokens");
+    }
+
+    @Test
+    void peek_systemRoleInMessages_dependsOnVersion() {
+        String body = "{\"model\":\"x\",\"max_tokens\":5,\"messages\":[{\"role\":\"system\",\"content\":\"s\"},"
+                + "{\"role\":\"user\",\"content\":\"h\"}]}";
+        assertThat(peek(Endpoint.MESSAGES, body).error().param()).isEqualTo("messages[0].role");
+        assertThat(RequestPeek.peek(Endpoint.MESSAGES, wrap(body), true).ok()).isTrue();
+    }
+
+    @Test
+    void peek_streamOptionsWithoutStream_isRejected() {
+        RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"x\",\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"h\"}],\"stream_options\":{\"include_usage\":true}}");
+        assertThat(p.error().param()).isEqualTo("stream_options");
+    }
+
+    @Test
+    void peek_wrongTypes_nameFieldPath() {
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":1,\"messages\":[]}").error().param())
+                .isEqualTo("model");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"m\",\"messages\":\"hi\"}").error().code())
+                .isEqualTo("invalid_type");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"m\",\"messages\":[{\"role\":\"function\"}]}")
+                .error().code()).isEqualTo("unsupported_value");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"}],"
+                + "\"temperature\":3}").error().param()).isEqualTo("temperature");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"}],"
+                + "\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}").error().param()).isEqualTo("stop");
+    }
+
+    @Test
+    void peek_nullOptionalField_isAbsent() {
+        RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"x\"}],\"stream\":null,\"max_tokens\":null,\"stream_options\":null}");
+        assertThat(p.ok()).isTrue();
+        assertThat(p.stream()).isFalse();
+    }
+
+    @Test
+    void peek_embeddingInputs_validated() {
+        assertThat(peek(Endpoint.EMBEDDINGS, "{\"model\":\"e\",\"input\":[\"a\",\"b\"],\"encoding_format\":"
+                + "\"base64\",\"dimensions\":8}").ok()).isTrue();
+        assertThat(peek(Endpoint.EMBEDDINGS, "{\"model\":\"e\",\"input\":[[1,2],[3]]}").ok()).isTrue();
+        assertThat(peek(Endpoint.EMBEDDINGS, "{\"model\":\"e\",\"input\":\"\"}").error().param()).isEqualTo("input");
+        assertThat(peek(Endpoint.EMBEDDINGS, "{\"model\":\"e\",\"input\":[]}").error().param()).isEqualTo("input");
+        assertThat(peek(Endpoint.EMBEDDINGS, "{\"model\":\"e\",\"input\":[\"a\",1]}").error().param())
+                .isEqualTo("input");
+        assertThat(peek(Endpoint.EMBEDDINGS, "{\"model\":\"e\",\"input\":\"a\",\"encoding_format\":\"hex\"}")
+                .error().param()).isEqualTo("encoding_format");
+    }
+
+    @Test
+    void peek_tooDeep_isRefused() {
+        String deep = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"x\":" + "[".repeat(400)
+                + "]".repeat(400) + "}]}";
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS, deep).error().code()).isEqualTo("invalid_json");
+    }
+
+    @Test
+    void peek_invalidUtf8_isInvalidJson() {
+        byte[] bad = "{\"model\":\"m\u00ff\",\"messages\":[]}".getBytes(StandardCharsets.ISO_8859_1);
+        ByteBuf buf = Unpooled.wrappedBuffer(bad);
+        assertThat(RequestPeek.peek(Endpoint.CHAT_COMPLETIONS, buf, false).error().code()).isEqualTo("invalid_json");
+    }
+
+    @Test
+    void peek_thinkingBudget_mustBeBelowMaxTokens() {
+        String body = "{\"model\":\"m\",\"max_tokens\":1000,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":2048},"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+        assertThat(peek(Endpoint.MESSAGES, body).error().param()).isEqualTo("thinking.budget_tokens");
+    }
+
+    private static RequestPeek peek(Endpoint e, String body) {
+        return RequestPeek.peek(e, wrap(body), false);
+    }
+
+    private static ByteBuf wrap(String body) {
+        return Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8));
+    }
+}
