@@ -1,0 +1,77 @@
+package io.modelgateway.core.cli;
+
+import io.modelgateway.core.config.ConfigException;
+import io.modelgateway.core.config.ConfigLoader;
+import io.modelgateway.core.config.GatewayConfig;
+import io.modelgateway.core.server.GatewayServer;
+import io.modelgateway.core.simulator.SimulatorServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Command line: {@code gateway [--config FILE] [--listen HOST:PORT]} runs the gateway in the foreground;
+ * {@code simulator [--listen HOST:PORT] …} runs the standalone simulator. SIGTERM and Ctrl-C stop cleanly.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("simulator")) {
+            SimulatorServer.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("gateway")) {
+            args = Arrays.copyOfRange(args, 1, args.length);
+        }
+        String config = "conf/gateway.yaml";
+        String listen = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--config" -> config = value(args, ++i, "--config");
+                case "--listen" -> listen = value(args, ++i, "--listen");
+                case "-h", "--help" -> {
+                    System.out.println("usage: gateway [--config FILE] [--listen HOST:PORT]\n"
+                            + "       simulator [--listen HOST:PORT] [--api-key KEY] [--ttft-ms N] [--tps N] "
+                            + "[--output-tokens N] [--fault SPEC]");
+                    return;
+                }
+                default -> usage("unknown argument: " + args[i]);
+            }
+        }
+        Path file = Path.of(config);
+        if (!Files.isRegularFile(file)) {
+            usage("config file not found: " + file.toAbsolutePath());
+        }
+        GatewayConfig cfg;
+        try {
+            cfg = ConfigLoader.load(file, System.getenv(), listen);
+        } catch (ConfigException e) {
+            System.err.println("gateway: invalid config: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        GatewayServer server = GatewayServer.start(cfg);
+        System.out.println("gateway listening on http://" + server.hostPort() + " (config " + file + ")");
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "gateway-shutdown"));
+        stopped.await();
+    }
+
+    private static String value(String[] args, int i, String flag) {
+        if (i >= args.length) {
+            usage(flag + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static void usage(String message) {
+        System.err.println("gateway: " + message + " (try --help)");
+        System.exit(2);
+    }
+}

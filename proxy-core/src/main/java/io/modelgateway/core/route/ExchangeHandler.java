@@ -1,0 +1,231 @@
+package io.modelgateway.core.route;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.json.BodySplicer;
+import io.modelgateway.codecs.json.RequestPeek;
+import io.modelgateway.core.config.DeploymentConfig;
+import io.modelgateway.core.config.GatewayConfig;
+import io.modelgateway.core.config.ModelConfig;
+import io.modelgateway.core.config.ModelType;
+import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.config.ProviderType;
+import io.modelgateway.core.server.GatewayContext;
+import io.modelgateway.core.server.GatewayRequest;
+import io.modelgateway.core.server.HttpResponses;
+import io.modelgateway.core.simulator.SimulatorExchange;
+import io.modelgateway.core.upstream.Exchange;
+import io.modelgateway.core.upstream.ProxyExchange;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
+
+/**
+ * Terminal handler of the server pipeline. For each authenticated {@link GatewayRequest}: checks the
+ * Anthropic version header (GD-2), peeks and validates the body, resolves the model (404), the key's
+ * permission (403) and the endpoint/model kind (400), picks a deployment, and starts the exchange with its
+ * provider. One exchange runs at a time per connection; a pipelined request waits (and reading pauses)
+ * until the previous response is complete. The request is released when its exchange ends.
+ */
+public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
+    private static final Pattern VERSION_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
+    private static final String FIRST_VERSION = "2023-06-01";
+    /** The first version date whose messages may carry {@code role: "system"} (API-CONTRACT 5.11). */
+    private static final String SYSTEM_ROLE_VERSION = "2026-10-21";
+
+    private final GatewayContext gateway;
+    private final ArrayDeque<GatewayRequest> waiting = new ArrayDeque<>(2);
+    private Exchange active;
+    private GatewayRequest activeRequest;
+    private ChannelHandlerContext ctx;
+
+    public ExchangeHandler(GatewayContext gateway) {
+        this.gateway = gateway;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof GatewayRequest request)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (active != null) {
+            waiting.add(request);
+            ctx.channel().config().setAutoRead(false);
+            return;
+        }
+        begin(request);
+    }
+
+    private void begin(GatewayRequest request) {
+        request.touch("exchange");
+        Exchange exchange;
+        try {
+            exchange = prepare(request);
+        } catch (RuntimeException e) {
+            java.util.logging.Logger.getLogger(ExchangeHandler.class.getName())
+                    .log(java.util.logging.Level.WARNING, "request " + request.requestId() + " failed", e);
+            exchange = null;
+            respond(request, GatewayError.of(ErrorKind.INTERNAL, "The gateway failed to process the request."));
+        }
+        if (exchange != null) {
+            active = exchange;
+            activeRequest = request;
+            exchange.start();
+        }
+    }
+
+    /** Validates and routes; answers and releases the request itself when it can go no further. */
+    private Exchange prepare(GatewayRequest request) {
+        Endpoint endpoint = request.endpoint();
+        boolean systemRole = false;
+        if (endpoint == Endpoint.MESSAGES) {
+            String version = request.headers().get("anthropic-version");
+            if (version == null || version.isBlank()) {
+                return respond(request, GatewayError.invalid("anthropic-version: header is required", null,
+                        "missing_required_header"));
+            }
+            version = version.trim();
+            if (!VERSION_DATE.matcher(version).matches() || version.compareTo(FIRST_VERSION) < 0) {
+                return respond(request, GatewayError.invalid("anthropic-version: '" + abbreviate(version)
+                        + "' is not a supported version; use 2023-06-01 or a later date.", null, "invalid_value"));
+            }
+            systemRole = version.compareTo(SYSTEM_ROLE_VERSION) >= 0;
+        }
+        RequestPeek peek = RequestPeek.peek(endpoint, request.body(), systemRole);
+        if (!peek.ok()) {
+            return respond(request, peek.error());
+        }
+        GatewayConfig config = gateway.config();
+        ModelConfig model = config.model(peek.model());
+        if (model == null) {
+            return respond(request, new GatewayError(ErrorKind.NOT_FOUND, request.style() == ApiStyle.ANTHROPIC
+                    ? "model: " + abbreviate(peek.model())
+                    : "The model `" + abbreviate(peek.model()) + "` does not exist or you do not have access to it.",
+                    "model", "model_not_found"));
+        }
+        if (!request.key().allowsModel(model.name())) {
+            return respond(request, new GatewayError(ErrorKind.PERMISSION, "This key is not allowed to use the model `"
+                    + model.name() + "`.", "model", "model_not_allowed"));
+        }
+        boolean wantsEmbedding = endpoint == Endpoint.EMBEDDINGS;
+        if (wantsEmbedding != (model.type() == ModelType.EMBEDDING)) {
+            return respond(request, GatewayError.invalid(wantsEmbedding
+                    ? "The model `" + model.name() + "` is not an embedding model."
+                    : "The model `" + model.name() + "` is an embedding model and cannot be used on this endpoint.",
+                    "model", "unsupported_model"));
+        }
+        DeploymentConfig deployment = pick(model.deployments());
+        ProviderConfig provider = deployment.provider();
+        Runnable onDone = this::exchangeDone;
+        if (provider.type() == ProviderType.SIMULATOR) {
+            return new SimulatorExchange(ctx, request, gateway.simulator(provider), peek, deployment.upstreamModel(),
+                    onDone);
+        }
+        if (provider.type().style() != endpoint.style()) {
+            return respond(request, GatewayError.invalid("The model `" + model.name() + "` is served by a provider "
+                    + "that speaks the other API style, and translation between styles is not available yet.",
+                    "model", "unsupported_model"));
+        }
+        ByteBuf body = deployment.upstreamModel().equals(peek.model())
+                ? request.body().retainedDuplicate()
+                : BodySplicer.replaceString(ctx.alloc(), request.body(), peek.modelStart(), peek.modelEnd(),
+                        deployment.upstreamModel());
+        return new ProxyExchange(ctx, request, provider, gateway.pools(), body, onDone);
+    }
+
+    private static DeploymentConfig pick(List<DeploymentConfig> deployments) {
+        if (deployments.size() == 1) {
+            return deployments.get(0);
+        }
+        int total = 0;
+        for (DeploymentConfig d : deployments) {
+            total += d.weight();
+        }
+        int r = ThreadLocalRandom.current().nextInt(total);
+        for (DeploymentConfig d : deployments) {
+            r -= d.weight();
+            if (r < 0) {
+                return d;
+            }
+        }
+        return deployments.get(deployments.size() - 1);
+    }
+
+    private Exchange respond(GatewayRequest request, GatewayError error) {
+        try {
+            HttpResponses.sendError(ctx, request.style(), error, request.requestId(), request.keepAlive());
+        } finally {
+            request.release();
+        }
+        next();
+        return null;
+    }
+
+    private void exchangeDone() {
+        GatewayRequest r = activeRequest;
+        active = null;
+        activeRequest = null;
+        if (r != null) {
+            r.release();
+        }
+        if (ctx.channel().isActive()) {
+            next();
+        }
+    }
+
+    private void next() {
+        if (active != null) {
+            return;
+        }
+        GatewayRequest queued = waiting.poll();
+        if (queued == null) {
+            ctx.channel().config().setAutoRead(true);
+            return;
+        }
+        begin(queued);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (active != null) {
+            active.clientWritabilityChanged(ctx.channel().isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Exchange a = active;
+        if (a != null) {
+            a.cancel(); // runs exchangeDone, which releases the request
+        }
+        GatewayRequest r;
+        while ((r = waiting.poll()) != null) {
+            r.release();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // I/O errors on the client connection (reset by peer and the like): close; channelInactive cleans up.
+        ctx.close();
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 100 ? s.substring(0, 100) + "…" : s;
+    }
+}

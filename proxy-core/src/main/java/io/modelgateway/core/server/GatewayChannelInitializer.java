@@ -1,0 +1,59 @@
+package io.modelgateway.core.server;
+
+import io.modelgateway.core.auth.KeyAuthenticator;
+import io.modelgateway.core.route.ExchangeHandler;
+import io.modelgateway.core.route.ModelListResponder;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+
+/**
+ * Builds the server pipeline; reading it top to bottom is the request path:
+ * <pre>
+ *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
+ *   keep-alive        closes after a response when the request asked for it
+ *   body-aggregator   whole request body, up to max_body_bytes (413 otherwise)
+ *   request-router    health/ready, 404/405, FullHttpRequest → GatewayRequest
+ *   key-authenticator gateway key → 401, or the key attached
+ *   model-list        GET /api/v1/models
+ *   exchange          validate, route, forward to the provider, stream back
+ * </pre>
+ */
+public final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> {
+    static final int MAX_INITIAL_LINE = 8192;
+    static final int MAX_HEADER_SIZE = 16384;
+
+    private final GatewayContext gateway;
+    private final int maxBodyBytes;
+
+    public GatewayChannelInitializer(GatewayContext gateway) {
+        this.gateway = gateway;
+        this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, gateway.config().maxBodyBytes());
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        addHttpHandlers(p);
+        addRequestHandlers(p);
+    }
+
+    private void addHttpHandlers(ChannelPipeline p) {
+        p.addLast(PipelineNames.HTTP_CODEC, new HttpServerCodec(new HttpDecoderConfig()
+                .setMaxInitialLineLength(MAX_INITIAL_LINE)
+                .setMaxHeaderSize(MAX_HEADER_SIZE)
+                .setMaxChunkSize(65536)));
+        p.addLast(PipelineNames.KEEP_ALIVE, new HttpServerKeepAliveHandler());
+        p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
+    }
+
+    private void addRequestHandlers(ChannelPipeline p) {
+        p.addLast(PipelineNames.ROUTER, new RequestRouter(gateway));
+        p.addLast(PipelineNames.AUTHENTICATOR, new KeyAuthenticator(gateway));
+        p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway));
+        p.addLast(PipelineNames.EXCHANGE, new ExchangeHandler(gateway));
+    }
+}

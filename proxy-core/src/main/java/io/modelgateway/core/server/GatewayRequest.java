@@ -1,0 +1,123 @@
+package io.modelgateway.core.server;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.core.config.KeyConfig;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.ReferenceCounted;
+
+/**
+ * One API request on its way down the server pipeline, after routing. It owns the aggregated
+ * {@link FullHttpRequest} (its reference count is the request's); whichever handler answers the request
+ * releases it. {@link #key} is set by the authenticator; the rest is fixed at routing.
+ */
+public final class GatewayRequest implements ReferenceCounted {
+    private final FullHttpRequest http;
+    private final Endpoint endpoint;
+    private final ApiStyle style;
+    private final String requestId;
+    private final boolean keepAlive;
+    private final long startNanos;
+    private KeyConfig key;
+
+    /** @param endpoint null for {@code GET /api/v1/models} */
+    public GatewayRequest(FullHttpRequest http, Endpoint endpoint, ApiStyle style, String requestId,
+            boolean keepAlive, long startNanos) {
+        this.http = http;
+        this.endpoint = endpoint;
+        this.style = style;
+        this.requestId = requestId;
+        this.keepAlive = keepAlive;
+        this.startNanos = startNanos;
+    }
+
+    public FullHttpRequest http() {
+        return http;
+    }
+
+    public HttpHeaders headers() {
+        return http.headers();
+    }
+
+    public ByteBuf body() {
+        return http.content();
+    }
+
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    public boolean isModelList() {
+        return endpoint == null;
+    }
+
+    public ApiStyle style() {
+        return style;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+
+    public boolean keepAlive() {
+        return keepAlive;
+    }
+
+    public long startNanos() {
+        return startNanos;
+    }
+
+    public KeyConfig key() {
+        return key;
+    }
+
+    public void key(KeyConfig key) {
+        this.key = key;
+    }
+
+    @Override
+    public int refCnt() {
+        return http.refCnt();
+    }
+
+    @Override
+    public GatewayRequest retain() {
+        http.retain();
+        return this;
+    }
+
+    @Override
+    public GatewayRequest retain(int increment) {
+        http.retain(increment);
+        return this;
+    }
+
+    @Override
+    public GatewayRequest touch() {
+        http.touch();
+        return this;
+    }
+
+    @Override
+    public GatewayRequest touch(Object hint) {
+        http.touch(hint);
+        return this;
+    }
+
+    @Override
+    public boolean release() {
+        return http.release();
+    }
+
+    @Override
+    public boolean release(int decrement) {
+        return http.release(decrement);
+    }
+
+    @Override
+    public String toString() {
+        return "GatewayRequest(" + requestId + " " + http.method() + " " + http.uri() + ")";
+    }
+}

@@ -1,0 +1,85 @@
+package io.modelgateway.core.server;
+
+import io.modelgateway.core.config.GatewayConfig;
+import io.modelgateway.core.upstream.UpstreamPools;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * The gateway process's server: one event-loop group serves both accepting and the connections; each
+ * connection's upstream exchanges run on that connection's loop.
+ */
+public final class GatewayServer implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(GatewayServer.class.getName());
+
+    private final EventLoopGroup group;
+    private final Channel serverChannel;
+    private final GatewayContext context;
+    private final UpstreamPools pools;
+
+    private GatewayServer(EventLoopGroup group, Channel serverChannel, GatewayContext context, UpstreamPools pools) {
+        this.group = group;
+        this.serverChannel = serverChannel;
+        this.context = context;
+        this.pools = pools;
+    }
+
+    /** Binds {@code config.listen()} (port 0 picks a free port) and returns once listening. */
+    public static GatewayServer start(GatewayConfig config) throws InterruptedException {
+        return start(config, 0);
+    }
+
+    /** @param threads event loops; 0 means one per core */
+    public static GatewayServer start(GatewayConfig config, int threads) throws InterruptedException {
+        EventLoopGroup group = Transport.newGroup(threads, "gateway");
+        UpstreamPools pools = new UpstreamPools();
+        GatewayContext context = new GatewayContext(config, pools);
+        try {
+            ServerBootstrap b = new ServerBootstrap()
+                    .group(group)
+                    .channel(Transport.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 4096)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+                    .childHandler(new GatewayChannelInitializer(context));
+            Channel ch = b.bind(config.listen().host(), config.listen().port()).sync().channel();
+            GatewayServer server = new GatewayServer(group, ch, context, pools);
+            LOG.info("gateway listening on http://" + server.hostPort() + " (" + Transport.name() + ")");
+            return server;
+        } catch (InterruptedException | RuntimeException e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            pools.close();
+            throw e;
+        }
+    }
+
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    public String hostPort() {
+        InetSocketAddress a = (InetSocketAddress) serverChannel.localAddress();
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    public GatewayContext context() {
+        return context;
+    }
+
+    @Override
+    public void close() {
+        context.ready(false);
+        serverChannel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        pools.close();
+    }
+}

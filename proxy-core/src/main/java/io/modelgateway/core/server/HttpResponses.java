@@ -1,0 +1,79 @@
+package io.modelgateway.core.server;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.error.ErrorBodies;
+import io.modelgateway.codecs.error.GatewayError;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
+
+/**
+ * Builds the gateway's own responses: errors in the caller's style (DESIGN rule 7, via {@link ErrorBodies})
+ * and small JSON answers. Every response carries the request id in both header spellings (GD-5).
+ */
+public final class HttpResponses {
+    public static final AsciiString X_REQUEST_ID = AsciiString.cached("x-request-id");
+    public static final AsciiString REQUEST_ID = AsciiString.cached("request-id");
+    public static final AsciiString RETRY_AFTER_MS = AsciiString.cached("retry-after-ms");
+    public static final AsciiString APPLICATION_JSON = AsciiString.cached("application/json");
+
+    private HttpResponses() {
+    }
+
+    /** Adds the request-id pair. */
+    public static void requestId(HttpHeaders headers, String requestId) {
+        headers.set(X_REQUEST_ID, requestId);
+        headers.set(REQUEST_ID, requestId);
+    }
+
+    /**
+     * Writes an error in the caller's style and flushes it. When {@code keepAlive} is false the connection is
+     * closed after the write.
+     */
+    public static ChannelFuture sendError(ChannelHandlerContext ctx, ApiStyle style, GatewayError error,
+            String requestId, boolean keepAlive) {
+        ByteBuf body = ErrorBodies.body(ctx.alloc(), style, error, requestId);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(error.kind().status(style)), body);
+        if (error.kind().carriesRetryAfter(style)) {
+            response.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+            response.headers().set(RETRY_AFTER_MS, "1000");
+        }
+        return send(ctx, response, requestId, keepAlive);
+    }
+
+    /** Writes a small JSON body (already encoded) with status 200 or the given one. */
+    public static ChannelFuture sendJson(ChannelHandlerContext ctx, HttpResponseStatus status, ByteBuf body,
+            String requestId, boolean keepAlive) {
+        return send(ctx, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body), requestId, keepAlive);
+    }
+
+    private static ChannelFuture send(ChannelHandlerContext ctx, FullHttpResponse response, String requestId,
+            boolean keepAlive) {
+        HttpHeaders h = response.headers();
+        h.set(HttpHeaderNames.CONTENT_TYPE, APPLICATION_JSON);
+        h.setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+        if (requestId != null) {
+            requestId(h, requestId);
+        }
+        if (!keepAlive) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        HttpUtil.setKeepAlive(response, keepAlive);
+        ChannelFuture f = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            f.addListener(ChannelFutureListener.CLOSE);
+        }
+        return f;
+    }
+}

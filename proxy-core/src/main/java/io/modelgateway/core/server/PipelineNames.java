@@ -1,0 +1,20 @@
+package io.modelgateway.core.server;
+
+/** Every handler's name in the server pipeline, in pipeline order. */
+public final class PipelineNames {
+    public static final String HTTP_CODEC = "http-codec";
+    public static final String KEEP_ALIVE = "keep-alive";
+    public static final String BODY_AGGREGATOR = "body-aggregator";
+    public static final String ROUTER = "request-router";
+    public static final String AUTHENTICATOR = "key-authenticator";
+    public static final String MODEL_LIST = "model-list";
+    public static final String EXCHANGE = "exchange";
+
+    /** Upstream (client-side) pipeline. */
+    public static final String UPSTREAM_TLS = "upstream-tls";
+    public static final String UPSTREAM_CODEC = "upstream-codec";
+    public static final String UPSTREAM_RECEIVER = "upstream-receiver";
+
+    private PipelineNames() {
+    }
+}

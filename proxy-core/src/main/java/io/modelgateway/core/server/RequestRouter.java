@@ -1,0 +1,126 @@
+package io.modelgateway.core.server;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.Ids;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * First handler after the codec: turns each aggregated {@link FullHttpRequest} into a {@link GatewayRequest}
+ * for the three endpoints and the model list, answers health and readiness itself, and answers 400 / 404 /
+ * 405 / 431 for what is not an API call. Releases every request it answers; passes the rest on (ownership
+ * moves with the message).
+ */
+public final class RequestRouter extends ChannelInboundHandlerAdapter {
+    static final String MODELS_PATH = "/api/v1/models";
+    private static final byte[] HEALTH_OK = "{\"status\":\"ok\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] READY = "{\"status\":\"ready\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NOT_READY = "{\"status\":\"draining\"}".getBytes(StandardCharsets.US_ASCII);
+
+    private final GatewayContext gateway;
+
+    public RequestRouter(GatewayContext gateway) {
+        this.gateway = gateway;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof FullHttpRequest request)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        long start = System.nanoTime();
+        boolean forwarded = false;
+        try {
+            String requestId = Ids.requestId();
+            String path = path(request.uri());
+            ApiStyle style = styleForPath(path);
+            DecoderResult result = request.decoderResult();
+            if (result.isFailure()) {
+                badHttp(ctx, result.cause(), style, requestId);
+                return;
+            }
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            HttpMethod method = request.method();
+            if (path.equals("/health") || path.equals("/ready")) {
+                if (method != HttpMethod.GET && method != HttpMethod.HEAD) {
+                    methodNotAllowed(ctx, style, requestId, keepAlive, "GET");
+                    return;
+                }
+                boolean ok = path.equals("/health") || gateway.ready();
+                byte[] body = path.equals("/health") ? HEALTH_OK : (ok ? READY : NOT_READY);
+                HttpResponses.sendJson(ctx, ok ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+                        Unpooled.wrappedBuffer(body), requestId, keepAlive);
+                return;
+            }
+            Endpoint endpoint = Endpoint.forPath(path);
+            if (endpoint == null && !path.equals(MODELS_PATH)) {
+                HttpResponses.sendError(ctx, style, new GatewayError(ErrorKind.NOT_FOUND,
+                        "Unknown path: " + truncate(path) + ".", null, "not_found"), requestId, keepAlive);
+                return;
+            }
+            HttpMethod expected = endpoint == null ? HttpMethod.GET : HttpMethod.POST;
+            if (!method.equals(expected)) {
+                methodNotAllowed(ctx, style, requestId, keepAlive, expected.name());
+                return;
+            }
+            GatewayRequest gr = new GatewayRequest(request, endpoint, style, requestId, keepAlive, start);
+            forwarded = true;
+            ctx.fireChannelRead(gr);
+        } finally {
+            if (!forwarded) {
+                request.release();
+            }
+        }
+    }
+
+    private static void methodNotAllowed(ChannelHandlerContext ctx, ApiStyle style, String requestId,
+            boolean keepAlive, String allow) {
+        HttpResponses.sendError(ctx, style, new GatewayError(ErrorKind.METHOD_NOT_ALLOWED,
+                "Method not allowed; use " + allow + ".", null, "method_not_allowed"), requestId, keepAlive);
+    }
+
+    private static void badHttp(ChannelHandlerContext ctx, Throwable cause, ApiStyle style, String requestId) {
+        GatewayError error;
+        if (cause instanceof TooLongHttpHeaderException) {
+            error = new GatewayError(ErrorKind.HEADERS_TOO_LARGE, "Request headers are too large.", null, null);
+        } else if (cause instanceof TooLongHttpLineException || cause instanceof TooLongFrameException) {
+            error = GatewayError.invalid("The request line is too long.", null, "invalid_request");
+        } else {
+            error = GatewayError.invalid("Malformed HTTP request.", null, "invalid_request");
+        }
+        // The byte stream can no longer be trusted: answer and close.
+        HttpResponses.sendError(ctx, style, error, requestId, false);
+    }
+
+    /** The path without its query string (GD-3: query strings such as {@code ?beta=true} are ignored). */
+    public static String path(String uri) {
+        int q = uri.indexOf('?');
+        String p = q >= 0 ? uri.substring(0, q) : uri;
+        int hash = p.indexOf('#');
+        return hash >= 0 ? p.substring(0, hash) : p;
+    }
+
+    /** Error bodies under {@code /api/v1/messages} are Anthropic style; everything else OpenAI style (1.1). */
+    public static ApiStyle styleForPath(String path) {
+        return path.startsWith(Endpoint.MESSAGES.gatewayPath()) ? ApiStyle.ANTHROPIC : ApiStyle.OPENAI;
+    }
+
+    private static String truncate(String s) {
+        return s.length() > 128 ? s.substring(0, 128) + "…" : s;
+    }
+}

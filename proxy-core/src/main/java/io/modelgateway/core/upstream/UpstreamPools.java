@@ -1,0 +1,170 @@
+package io.modelgateway.core.upstream;
+
+import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.server.PipelineNames;
+import io.modelgateway.core.server.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.resolver.dns.DnsAddressResolverGroup;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.net.URI;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLException;
+
+/**
+ * Keep-alive connections to upstreams, one pool per event loop and per upstream origin (STYLE 6–7): an
+ * exchange borrows a connection that lives on its own client's event loop, so one exchange never crosses
+ * threads and the pool needs no lock. DNS is resolved asynchronously (never blocking an event loop).
+ */
+public final class UpstreamPools implements AutoCloseable {
+    /** Idle connections kept per loop and origin; more are closed on release. */
+    private static final int MAX_IDLE = 512;
+    private static final AttributeKey<String> ORIGIN = AttributeKey.valueOf("gateway.upstream.origin");
+
+    private final FastThreadLocal<Map<String, ArrayDeque<Channel>>> idle = new FastThreadLocal<>() {
+        @Override
+        protected Map<String, ArrayDeque<Channel>> initialValue() {
+            return new HashMap<>();
+        }
+    };
+    private final Map<String, SslContext> tls = new ConcurrentHashMap<>();
+    private final DnsAddressResolverGroup resolver = new DnsAddressResolverGroup(
+            new DnsNameResolverBuilder().datagramChannelType(Transport.datagramChannel()));
+
+    /** A connection for {@code provider} on {@code loop}: an idle pooled one, or a new one. */
+    public Future<Channel> acquire(EventLoop loop, ProviderConfig provider) {
+        URI base = provider.baseUrl();
+        String origin = origin(base);
+        ArrayDeque<Channel> q = idle.get().get(origin);
+        if (q != null) {
+            Channel ch;
+            while ((ch = q.pollLast()) != null) {
+                if (ch.isActive()) {
+                    return loop.newSucceededFuture(ch);
+                }
+            }
+        }
+        return connect(loop, provider, origin);
+    }
+
+    /** A new connection, bypassing the idle ones (used to retry after a stale pooled connection). */
+    public Future<Channel> acquireFresh(EventLoop loop, ProviderConfig provider) {
+        return connect(loop, provider, origin(provider.baseUrl()));
+    }
+
+    /** Whether the connection came from the pool (so a failure before any response may be retried). */
+    public static boolean wasPooled(Channel ch) {
+        return ch != null && Boolean.TRUE.equals(ch.attr(REUSED).get());
+    }
+
+    private static final AttributeKey<Boolean> REUSED = AttributeKey.valueOf("gateway.upstream.reused");
+
+    /** Returns a connection whose exchange ended cleanly; it must be on its own event loop's thread. */
+    public void release(Channel ch) {
+        UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) ch.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
+        if (receiver != null) {
+            receiver.listener(null);
+        }
+        String origin = ch.attr(ORIGIN).get();
+        if (!ch.isActive() || origin == null) {
+            ch.close();
+            return;
+        }
+        ch.config().setAutoRead(true); // an idle connection must notice the peer closing it
+        ArrayDeque<Channel> q = idle.get().computeIfAbsent(origin, k -> new ArrayDeque<>());
+        if (q.size() >= MAX_IDLE) {
+            ch.close();
+            return;
+        }
+        ch.attr(REUSED).set(Boolean.TRUE);
+        q.addLast(ch);
+    }
+
+    /** Number of idle connections on the calling event loop for an origin (tests and metrics). */
+    public int idleCount(URI base) {
+        ArrayDeque<Channel> q = idle.get().get(origin(base));
+        return q == null ? 0 : (int) q.stream().filter(Channel::isActive).count();
+    }
+
+    private Future<Channel> connect(EventLoop loop, ProviderConfig provider, String origin) {
+        URI base = provider.baseUrl();
+        boolean https = "https".equalsIgnoreCase(base.getScheme());
+        String host = base.getHost();
+        int port = port(base);
+        SslContext ssl = https ? tls.computeIfAbsent(origin, o -> newSslContext()) : null;
+        Bootstrap b = new Bootstrap()
+                .group(loop)
+                .channel(Transport.socketChannel())
+                .resolver(resolver)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, provider.connectTimeoutMs())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ChannelPipeline p = ch.pipeline();
+                        if (ssl != null) {
+                            p.addLast(PipelineNames.UPSTREAM_TLS, ssl.newHandler(ch.alloc(), host, port));
+                        }
+                        p.addLast(PipelineNames.UPSTREAM_CODEC, new HttpClientCodec(4096, 65536, 65536));
+                        p.addLast(PipelineNames.UPSTREAM_RECEIVER, new UpstreamResponseReceiver());
+                    }
+                });
+        Promise<Channel> promise = loop.newPromise();
+        ChannelFuture f = b.connect(host, port);
+        f.addListener(cf -> {
+            if (cf.isSuccess()) {
+                f.channel().attr(ORIGIN).set(origin);
+                promise.setSuccess(f.channel());
+            } else {
+                promise.setFailure(cf.cause());
+            }
+        });
+        return promise;
+    }
+
+    private static SslContext newSslContext() {
+        try {
+            return SslContextBuilder.forClient()
+                    .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                    .build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot build the TLS client context", e);
+        }
+    }
+
+    static String origin(URI base) {
+        return base.getScheme().toLowerCase() + "://" + base.getHost() + ":" + port(base);
+    }
+
+    static int port(URI base) {
+        if (base.getPort() > 0) {
+            return base.getPort();
+        }
+        return "https".equalsIgnoreCase(base.getScheme()) ? 443 : 80;
+    }
+
+    @Override
+    public void close() {
+        resolver.close();
+    }
+}
