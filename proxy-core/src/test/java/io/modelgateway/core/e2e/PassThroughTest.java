@@ -1,0 +1,204 @@
+package io.modelgateway.core.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelgateway.core.testing.Eventually;
+import io.modelgateway.core.testing.ScriptedUpstream;
+import io.modelgateway.core.testing.ScriptedUpstream.Script;
+import io.modelgateway.core.testing.TestGateway;
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Same-style pass-through against a scripted upstream on loopback: byte-exact streams, the upstream request
+ * the gateway builds, keep-alive reuse, cancellation and upstream failures.
+ */
+class PassThroughTest {
+    private static final String CHAT = "/api/v1/chat/completions";
+    private static final String MESSAGES = "/api/v1/messages";
+    private static final String STREAM_BODY = "{\"model\":\"up-chat\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+    /** A realistic OpenAI stream, deliberately cut by the upstream at awkward places (inside UTF-8, inside "data:"). */
+    private static final String[] OPENAI_PIECES = {
+            "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-x-2024\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\nda",
+            "ta: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-x-2024\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\u00e9",
+            " na\u00efve\"},\"finish_reason\":null}]}\n",
+            "\n: keep-alive\n\ndata: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-x-2024\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n"};
+
+    private static String config(ScriptedUpstream up, String extra) {
+        return """
+                keys:
+                  - name: test
+                    key: ${GATEWAY_KEY}
+                    models: ["*"]
+                providers:
+                  up-openai:
+                    type: openai
+                    base_url: %s/v1
+                    api_key: sk-provider-openai-secret
+                    headers: {x-extra: yes}
+                    forward_headers: ["x-sim-*"]
+                  up-anthropic:
+                    type: anthropic
+                    base_url: %s
+                    api_key: sk-provider-anthropic-secret
+                models:
+                  up-chat:
+                    deployments: [{provider: up-openai, model: gpt-x}]
+                  up-claude:
+                    deployments: [{provider: up-anthropic}]
+                %s
+                """.formatted(up.baseUrl(), up.baseUrl(), extra);
+    }
+
+    @Test
+    void stream_passThrough_reachesClientByteForByte() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(5, OPENAI_PIECES));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<byte[]> r = gw.http.send(gw.post(CHAT, STREAM_BODY).header("authorization", "Bearer " + TestGateway.KEY)
+                    .build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("content-type")).hasValue("text/event-stream; charset=utf-8");
+            assertThat(r.headers().firstValue("x-request-id")).isPresent();
+            assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo(String.join("", OPENAI_PIECES));
+        }
+    }
+
+    @Test
+    void upstreamRequest_hasProviderKeySplicedModelAndNoClientKey() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.json(200, "{\"id\":\"x\",\"model\":\"gpt-x-2024\"}"));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(CHAT, "{\"model\":\"up-chat\",\"unknown_field\":{\"a\":1},\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+                    "x-sim-fault", "delay_ms=1", "x-other", "no");
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("{\"id\":\"x\",\"model\":\"gpt-x-2024\"}");
+            ScriptedUpstream.Received got = up.received.get(0);
+            assertThat(got.uri()).isEqualTo("/v1/chat/completions");
+            assertThat(got.body()).isEqualTo("{\"model\":\"gpt-x\",\"unknown_field\":{\"a\":1},\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+            assertThat(got.headers()).containsEntry("authorization", "Bearer sk-provider-openai-secret")
+                    .containsEntry("x-extra", "yes").containsEntry("x-sim-fault", "delay_ms=1")
+                    .doesNotContainKey("x-other").doesNotContainKey("x-api-key");
+            assertThat(got.headers().toString()).doesNotContain(TestGateway.KEY);
+        }
+    }
+
+    @Test
+    void anthropicUpstream_getsXApiKeyVersionAndBeta() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.json(200, "{\"type\":\"message\"}"));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(MESSAGES, "{\"model\":\"up-claude\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+                    "anthropic-version", "2026-10-21", "anthropic-beta", "a,b");
+            assertThat(r.statusCode()).isEqualTo(200);
+            ScriptedUpstream.Received got = up.received.get(0);
+            assertThat(got.uri()).isEqualTo("/v1/messages");
+            assertThat(got.headers()).containsEntry("x-api-key", "sk-provider-anthropic-secret")
+                    .containsEntry("anthropic-version", "2026-10-21").containsEntry("anthropic-beta", "a,b")
+                    .doesNotContainKey("authorization");
+            assertThat(got.body()).contains("\"model\":\"up-claude\"");
+        }
+    }
+
+    @Test
+    void sequentialRequests_reuseOneUpstreamConnection() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(0, OPENAI_PIECES));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(gw.call(CHAT, STREAM_BODY).statusCode()).isEqualTo(200);
+            }
+            assertThat(up.connections.get()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void upstreamCutMidStream_endsWithErrorEventAndNoDone() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(5, OPENAI_PIECES).cutAfter(2));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(CHAT, STREAM_BODY);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).startsWith(OPENAI_PIECES[0].substring(0, OPENAI_PIECES[0].length() - 2))
+                    .contains("data: {\"error\":{\"message\":\"Upstream connection lost\",\"type\":\"server_error\"")
+                    .doesNotContain("[DONE]");
+        }
+    }
+
+    @Test
+    void upstreamCutMidStream_anthropicStyle_endsWithErrorEvent() throws Exception {
+        String[] pieces = {"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n",
+                "event: ping\ndata: {\"type\":\"ping\"}\n\n", "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"};
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(5, pieces).cutAfter(2));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(MESSAGES, "{\"model\":\"up-claude\",\"stream\":true,\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+            assertThat(r.body()).isEqualTo(pieces[0] + pieces[1]
+                    + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Upstream connection lost\"}}\n\n");
+        }
+    }
+
+    @Test
+    void clientDisconnectMidStream_closesUpstreamConnection() throws Exception {
+        String[] slow = new String[40];
+        java.util.Arrays.fill(slow, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n");
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(100, slow));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<InputStream> r = gw.http.send(gw.post(CHAT, STREAM_BODY)
+                    .header("authorization", "Bearer " + TestGateway.KEY).build(), HttpResponse.BodyHandlers.ofInputStream());
+            InputStream in = r.body();
+            byte[] first = new byte[10];
+            assertThat(in.read(first)).isPositive();
+            in.close(); // the client goes away mid-stream
+            Eventually.until(Duration.ofSeconds(3), () -> up.closed.get() == 1);
+        }
+    }
+
+    @Test
+    void upstreamRefusesProviderCredentials_is502NotA401() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.json(401, "{\"error\":{\"message\":\"bad key sk-provider-openai-secret\"}}"));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(CHAT, STREAM_BODY);
+            assertThat(r.statusCode()).isEqualTo(502);
+            assertThat(r.body()).contains("upstream_error").doesNotContain("sk-provider");
+        }
+    }
+
+    @Test
+    void upstream429_isRelayedWithRetryHeaders() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.json(429, "{\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}"));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(CHAT, STREAM_BODY);
+            assertThat(r.statusCode()).isEqualTo(429);
+            assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+            assertThat(r.headers().firstValue("retry-after")).isPresent();
+            assertThat(r.headers().firstValue("retry-after-ms")).isPresent();
+            assertThat(r.body()).contains("slow down");
+        }
+    }
+
+    @Test
+    void upstreamDown_is503ForChatAnd529ForMessages() throws Exception {
+        AtomicReference<String> base = new AtomicReference<>();
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.json(200, "{}"))) {
+            base.set(up.baseUrl());
+        }
+        String yaml = """
+                keys: [{name: t, key: "${GATEWAY_KEY}", models: ["*"]}]
+                providers:
+                  o: {type: openai, base_url: "%s/v1"}
+                  a: {type: anthropic, base_url: "%s"}
+                models:
+                  c: {deployments: [{provider: o}]}
+                  m: {deployments: [{provider: a}]}
+                """.formatted(base.get(), base.get());
+        try (TestGateway gw = TestGateway.start(yaml)) {
+            HttpResponse<String> r = gw.call(CHAT, STREAM_BODY.replace("up-chat", "c"));
+            assertThat(r.statusCode()).isEqualTo(503);
+            assertThat(r.headers().firstValue("retry-after")).isPresent();
+            r = gw.call(MESSAGES, "{\"model\":\"m\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+            assertThat(r.statusCode()).isEqualTo(529);
+            assertThat(r.body()).contains("overloaded_error");
+        }
+    }
+}
