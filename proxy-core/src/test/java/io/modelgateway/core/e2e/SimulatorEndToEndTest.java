@@ -109,6 +109,7 @@ class SimulatorEndToEndTest {
                 "x-sim-fault", "status=503,retry_after=2");
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(r.headers().firstValue("retry-after")).hasValue("2");
+        assertThat(r.headers().firstValue("retry-after-ms")).hasValue("2000");
         assertThat(r.headers().firstValue("x-request-id")).isPresent();
     }
 
