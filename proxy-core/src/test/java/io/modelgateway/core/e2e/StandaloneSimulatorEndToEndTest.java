@@ -42,11 +42,13 @@ class StandaloneSimulatorEndToEndTest {
                 providers:
                   sim-openai: {type: openai, base_url: "%s/v1", api_key: %s}
                   sim-anthropic: {type: anthropic, base_url: "%s", api_key: %s}
+                  sim-anthropic-faults: {type: anthropic, base_url: "%s", api_key: %s, forward_headers: ["x-sim-*"]}
                 models:
                   oa-chat: {deployments: [{provider: sim-openai, model: sim-chat-1}]}
                   oa-embed: {type: embedding, deployments: [{provider: sim-openai, model: sim-embed-1}]}
                   an-chat: {deployments: [{provider: sim-anthropic, model: sim-claude-1}]}
-                """.formatted(base, UPSTREAM_KEY, base, UPSTREAM_KEY));
+                  an-faults: {deployments: [{provider: sim-anthropic-faults, model: sim-claude-1}]}
+                """.formatted(base, UPSTREAM_KEY, base, UPSTREAM_KEY, base, UPSTREAM_KEY));
     }
 
     @AfterAll
@@ -120,11 +122,30 @@ class StandaloneSimulatorEndToEndTest {
     }
 
     @Test
-    void upstreamError_sameStyle_isRelayed() throws Exception {
+    void clientHeaders_notInForwardHeaders_neverReachTheUpstream() throws Exception {
         HttpResponse<String> r = gw.call("/api/v1/messages", "{\"model\":\"an-chat\",\"max_tokens\":20,"
                 + "\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}", "x-sim-fault", "status=529");
-        // x-sim-* is not in this provider's forward_headers: the upstream never sees it.
         assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(last("/v1/messages")).doesNotContainKey("x-sim-fault");
+    }
+
+    @Test
+    void upstreamError_sameStyle_isRelayedWithRetryHeaders() throws Exception {
+        HttpResponse<String> r = gw.call("/api/v1/messages", "{\"model\":\"an-faults\",\"max_tokens\":20,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}", "x-sim-fault", "status=529,retry_after=3");
+        assertThat(r.statusCode()).isEqualTo(529);
+        assertThat(SimulatorEndToEndTest.JSON.readTree(r.body()).at("/error/type").asText()).isEqualTo("overloaded_error");
+        assertThat(r.headers().firstValue("retry-after")).hasValue("3");
+        assertThat(r.headers().firstValue("retry-after-ms")).hasValue("3000");
+        assertThat(r.headers().firstValue("request-id")).hasValueSatisfying(id -> assertThat(id).startsWith("req_"));
+    }
+
+    @Test
+    void upstreamStreamError_midStream_isRelayedAsTheStylesErrorEvent() throws Exception {
+        HttpResponse<String> r = gw.call("/api/v1/messages", "{\"model\":\"an-faults\",\"max_tokens\":50,\"stream\":true,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}", "x-sim-fault", "error_after=3");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("event: error\n").doesNotContain("message_stop");
     }
 
     private static Map<String, String> last(String path) {
