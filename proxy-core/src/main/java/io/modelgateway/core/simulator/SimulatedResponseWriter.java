@@ -114,8 +114,8 @@ final class SimulatedResponseWriter {
         for (Map.Entry<String, String> h : response.headers().entrySet()) {
             headers.set(h.getKey(), h.getValue());
         }
+        // Only the request decides this header: a coming cut is not announced, the connection just dies.
         if (!keepAlive) {
-            // A cut is not announced: the head looks like any other, the connection just dies.
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
     }
