@@ -1,12 +1,12 @@
 package io.modelgateway.core.simulator;
 
+import io.modelgateway.core.server.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -59,12 +59,11 @@ public final class SimulatorServer implements AutoCloseable {
     public static SimulatorServer start(String host, int port, SimulatorSettings defaults, String requiredApiKey,
                                         Consumer<FullHttpRequest> observer) throws InterruptedException {
         SimulatorEngine engine = new SimulatorEngine(Objects.requireNonNull(defaults, "defaults"));
-        ServerTransport transport = ServerTransport.pick();
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(transport.ioHandlerFactory());
+        EventLoopGroup group = Transport.newGroup(0, "simulator");
         ChannelGroup channels = new DefaultChannelGroup("simulator", GlobalEventExecutor.INSTANCE);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
-                .channel(transport.channelType())
+                .channel(Transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<>() {
@@ -79,7 +78,7 @@ public final class SimulatorServer implements AutoCloseable {
                 });
         try {
             Channel server = bootstrap.bind(host, port).sync().channel();
-            return new SimulatorServer(group, server, channels, transport.name());
+            return new SimulatorServer(group, server, channels, Transport.name());
         } catch (InterruptedException | RuntimeException | Error e) {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
