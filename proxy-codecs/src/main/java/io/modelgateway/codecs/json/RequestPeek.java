@@ -46,6 +46,8 @@ public final class RequestPeek {
     private int n = 1;
     private int thinkingBudget = -1;
     private String encodingFormat;
+    private int encodingFormatStart = -1;
+    private int encodingFormatEnd = -1;
     private int dimensions = -1;
     private GatewayError error;
 
@@ -102,6 +104,15 @@ public final class RequestPeek {
 
     public String encodingFormat() {
         return encodingFormat;
+    }
+
+    /** Offsets of the {@code encoding_format} string token (quotes included), -1 when absent. */
+    public int encodingFormatStart() {
+        return encodingFormatStart;
+    }
+
+    public int encodingFormatEnd() {
+        return encodingFormatEnd;
     }
 
     public int dimensions() {
@@ -253,6 +264,8 @@ public final class RequestPeek {
                         invalidType("encoding_format", "a string", v);
                     } else {
                         encodingFormat = parser.getText();
+                        encodingFormatStart = stringTokenStart();
+                        encodingFormatEnd = (int) parser.currentLocation().getByteOffset();
                         if (!encodingFormat.equals("float") && !encodingFormat.equals("base64")) {
                             fail(GatewayError.invalid("Invalid value for 'encoding_format': expected 'float' or "
                                     + "'base64'.", "encoding_format", "invalid_value"));
@@ -284,16 +297,9 @@ public final class RequestPeek {
             return;
         }
         model = parser.getText();
-        // The non-blocking parser reports a string token's start just inside the opening quote; step back
-        // to the quote itself so the splice replaces the whole token.
-        int start = (int) parser.currentTokenLocation().getByteOffset();
-        int base = body.readerIndex();
-        while (start > 0 && body.getByte(base + start) != '"') {
-            start--;
-        }
-        modelStart = start;
+        modelStart = stringTokenStart();
         modelEnd = (int) parser.currentLocation().getByteOffset();
-        if (body.getByte(base + modelStart) != '"' || body.getByte(base + modelEnd - 1) != '"') {
+        if (body.getByte(body.readerIndex() + modelEnd - 1) != '"') {
             throw new IllegalStateException("model token offsets do not frame a JSON string");
         }
     }
@@ -546,6 +552,19 @@ public final class RequestPeek {
     }
 
     // ---------------------------------------------------------------- plumbing
+
+    /**
+     * Offset of the current string token's opening quote. The non-blocking parser reports a string token's
+     * start just inside the quote; step back to the quote so a splice replaces the whole token.
+     */
+    private int stringTokenStart() {
+        int start = (int) parser.currentTokenLocation().getByteOffset();
+        int base = body.readerIndex();
+        while (start > 0 && body.getByte(base + start) != '"') {
+            start--;
+        }
+        return start;
+    }
 
     /** Next token, feeding the parser the next NIO view whenever it runs dry. */
     private JsonToken next() throws IOException {

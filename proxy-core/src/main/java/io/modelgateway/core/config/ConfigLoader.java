@@ -50,10 +50,11 @@ public final class ConfigLoader {
             List.of("listen", "max_body_bytes", "development_key", "keys", "providers", "models");
     private static final List<String> KEY_FIELDS = List.of("name", "key", "optional", "models");
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
-            "forward_headers", "connect_timeout_ms", "simulator");
+            "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details");
     private static final List<String> SIMULATOR_FIELDS =
             List.of("ttft_ms", "tokens_per_second", "output_tokens", "fault");
-    private static final List<String> MODEL_FIELDS = List.of("type", "deployments");
+    private static final List<String> MODEL_FIELDS = List.of("type", "deployments", "max_output_tokens",
+            "no_temperature", "supports_dimensions", "encode_base64");
     private static final List<String> DEPLOYMENT_FIELDS = List.of("provider", "model", "weight");
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]+");
@@ -200,8 +201,18 @@ public final class ConfigLoader {
                 forward.add(pattern);
             }
         }
-        ProviderConfig provider =
-                new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs, simulator);
+        String maxTokensField = p.string("max_tokens_field");
+        if (maxTokensField == null) {
+            maxTokensField = "max_completion_tokens";
+        } else if (type != ProviderType.OPENAI) {
+            throw error(p.pathOf("max_tokens_field"), p.lineOf("max_tokens_field"), "only used by type openai");
+        } else if (!maxTokensField.equals("max_completion_tokens") && !maxTokensField.equals("max_tokens")) {
+            throw error(p.pathOf("max_tokens_field"), p.lineOf("max_tokens_field"),
+                    "must be max_completion_tokens or max_tokens (got '" + maxTokensField + "')");
+        }
+        boolean reasoningDetails = p.bool("reasoning_details", false);
+        ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
+                simulator, maxTokensField, reasoningDetails);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             if (!Glob.isGlob(lower) && !provider.forwardsHeader(lower)) {
@@ -369,7 +380,17 @@ public final class ConfigLoader {
                 d.allowOnly(DEPLOYMENT_FIELDS);
                 deployments.add(deployment(name, d, providers));
             }
-            models.put(name, new ModelConfig(name, type, deployments));
+            int maxOutputTokens = (int) m.integer("max_output_tokens", 0, 1, 10_000_000);
+            boolean noTemperature = m.bool("no_temperature", false);
+            boolean supportsDimensions = m.bool("supports_dimensions", false);
+            boolean encodeBase64 = m.bool("encode_base64", false);
+            if (type != ModelType.EMBEDDING && (m.field("supports_dimensions") != null
+                    || m.field("encode_base64") != null)) {
+                String f = m.field("supports_dimensions") != null ? "supports_dimensions" : "encode_base64";
+                throw error(m.pathOf(f), m.lineOf(f), "only for type embedding");
+            }
+            models.put(name, new ModelConfig(name, type, deployments, maxOutputTokens, noTemperature,
+                    supportsDimensions, encodeBase64));
         }
         return models;
     }

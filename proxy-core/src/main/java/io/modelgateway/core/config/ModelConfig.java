@@ -3,8 +3,17 @@ package io.modelgateway.core.config;
 import java.util.List;
 import java.util.Objects;
 
-/** A model as callers name it, and the deployments that serve it (at least one). */
-public record ModelConfig(String name, ModelType type, List<DeploymentConfig> deployments) {
+/**
+ * A model as callers name it, and the deployments that serve it (at least one).
+ *
+ * @param maxOutputTokens    the model's output limit, 0 when unknown (GD-12 default: min(4096, this))
+ * @param noTemperature      GD-19: the model takes no temperature (dropped on chat, 400 on messages)
+ * @param supportsDimensions embeddings: whether {@code dimensions} may be sent (else 400)
+ * @param encodeBase64       embeddings: the provider returns floats only, so the gateway asks for floats and
+ *                           encodes {@code base64} itself when the caller wants it
+ */
+public record ModelConfig(String name, ModelType type, List<DeploymentConfig> deployments, int maxOutputTokens,
+        boolean noTemperature, boolean supportsDimensions, boolean encodeBase64) {
 
     public ModelConfig {
         Objects.requireNonNull(name, "name");

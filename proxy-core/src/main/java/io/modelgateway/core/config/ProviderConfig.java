@@ -20,6 +20,10 @@ import java.util.Set;
  * @param forwardHeaders   lower-case names or globs of client headers passed upstream
  * @param connectTimeoutMs TCP (and TLS) connect timeout
  * @param simulator        how the simulator answers; {@link SimulatorSettings#DEFAULT} when not set
+ * @param maxTokensField   openai type, translated requests: {@code max_completion_tokens} (OpenAI proper) or
+ *                         {@code max_tokens} (older OpenAI-compatible servers)
+ * @param reasoningDetails openai type: the upstream accepts {@code reasoning_details} on assistant messages
+ *                         (OpenRouter-like), so translated thinking blocks are sent back to it
  */
 public record ProviderConfig(
         String name,
@@ -29,7 +33,9 @@ public record ProviderConfig(
         Map<String, String> headers,
         List<String> forwardHeaders,
         int connectTimeoutMs,
-        SimulatorSettings simulator) {
+        SimulatorSettings simulator,
+        String maxTokensField,
+        boolean reasoningDetails) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
