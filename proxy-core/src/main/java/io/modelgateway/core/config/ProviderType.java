@@ -1,0 +1,40 @@
+package io.modelgateway.core.config;
+
+import io.modelgateway.codecs.ApiStyle;
+import java.util.Locale;
+
+/** The kind of upstream a provider is; {@code type:} in the config, in lower case. */
+public enum ProviderType {
+    /** Any OpenAI-compatible base URL. */
+    OPENAI(ApiStyle.OPENAI),
+    /** The Anthropic messages API. */
+    ANTHROPIC(ApiStyle.ANTHROPIC),
+    /** The built-in simulator: answers in-process, in whichever style the caller used. */
+    SIMULATOR(null);
+
+    private final ApiStyle style;
+
+    ProviderType(ApiStyle style) {
+        this.style = style;
+    }
+
+    /** The wire style this upstream speaks; null for {@link #SIMULATOR}, which answers both. */
+    public ApiStyle style() {
+        return style;
+    }
+
+    /** The name used in the config file. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The type for a config name ({@code openai}, {@code anthropic}, {@code simulator}); null when unknown. */
+    public static ProviderType fromConfigName(String name) {
+        for (ProviderType t : values()) {
+            if (t.configName().equals(name)) {
+                return t;
+            }
+        }
+        return null;
+    }
+}

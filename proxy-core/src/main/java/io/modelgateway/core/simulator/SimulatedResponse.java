@@ -1,0 +1,86 @@
+package io.modelgateway.core.simulator;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the simulator answers to one request, independent of how it is delivered (in process or by
+ * {@link SimulatorServer}). Immutable; the byte arrays must not be modified by the writer.
+ *
+ * <p>Delivery: wait {@link #headerDelayMs()}, then send the status and headers. A non-stream answer
+ * ({@link #events()} is null) sends {@link #body()} with a content length. A stream
+ * ({@link #events()} not null, possibly empty) uses chunked encoding: each event is written and
+ * flushed after its own delay, then the body is ended normally — unless {@link #cutAtEnd()}, in
+ * which case the connection is closed abruptly after the last event, without the terminating chunk.
+ */
+public final class SimulatedResponse {
+
+    public static final String JSON = "application/json";
+    public static final String EVENT_STREAM = "text/event-stream; charset=utf-8";
+
+    private final int status;
+    private final String contentType;
+    private final Map<String, String> headers;
+    private final long headerDelayMs;
+    private final byte[] body;
+    private final List<SimEvent> events;
+    private final boolean cutAtEnd;
+
+    private SimulatedResponse(int status, String contentType, Map<String, String> headers, long headerDelayMs,
+                              byte[] body, List<SimEvent> events, boolean cutAtEnd) {
+        this.status = status;
+        this.contentType = contentType;
+        this.headers = Map.copyOf(headers);
+        this.headerDelayMs = headerDelayMs;
+        this.body = body;
+        this.events = events == null ? null : List.copyOf(events);
+        this.cutAtEnd = cutAtEnd;
+    }
+
+    static SimulatedResponse full(int status, Map<String, String> headers, long headerDelayMs, byte[] body) {
+        return new SimulatedResponse(status, JSON, headers, headerDelayMs, body, null, false);
+    }
+
+    static SimulatedResponse stream(String contentType, Map<String, String> headers, long headerDelayMs,
+                                    List<SimEvent> events, boolean cutAtEnd) {
+        return new SimulatedResponse(200, contentType, headers, headerDelayMs, null, events, cutAtEnd);
+    }
+
+    public int status() {
+        return status;
+    }
+
+    /** {@value #JSON} or {@value #EVENT_STREAM}. */
+    public String contentType() {
+        return contentType;
+    }
+
+    /** Extra response headers, lower-case names (request id, {@code retry-after}). */
+    public Map<String, String> headers() {
+        return headers;
+    }
+
+    /** Wait this long before sending the status line and headers. */
+    public long headerDelayMs() {
+        return headerDelayMs;
+    }
+
+    /** The whole body of a non-stream answer; null for streams. */
+    public byte[] body() {
+        return body;
+    }
+
+    /** The events of a stream in order; null for non-stream answers. */
+    public List<SimEvent> events() {
+        return events;
+    }
+
+    public boolean isStream() {
+        return events != null;
+    }
+
+    /** After the last event, close the connection abruptly (no terminating chunk, no terminator event). */
+    public boolean cutAtEnd() {
+        return cutAtEnd;
+    }
+}

@@ -1,0 +1,99 @@
+package io.modelgateway.core.simulator;
+
+import io.modelgateway.codecs.ApiStyle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Collects the events of a stream in order, marking which carry generated output ("content
+ * events": text, thinking and tool-argument deltas), then applies pace and faults in
+ * {@link #build}.
+ *
+ * <p>Pace: the first event waits the time to first token; a content event waits one token
+ * interval — once per round, so the choices of an {@code n > 1} chat stream, interleaved round by
+ * round, advance together as they do at OpenAI.
+ *
+ * <p>Faults: {@code error_after=k} / {@code cut_after=k} end the stream right after the k-th content
+ * event (after the last one when the answer is shorter, so an injected fault always fires; k = 0
+ * keeps only the events before the first content). Everything after that point is dropped: an error
+ * event in the style replaces it, or the connection is cut.
+ */
+final class StreamDraft {
+
+    private static final int NOT_CONTENT = -1;
+
+    private final ApiStyle style;
+    private final List<byte[]> events = new ArrayList<>();
+    private int[] rounds = new int[64];
+    private int nextRound;
+
+    StreamDraft(ApiStyle style) {
+        this.style = style;
+    }
+
+    /** An event that is its own round (single-choice streams). */
+    void add(byte[] bytes, boolean content) {
+        add(bytes, content, nextRound++);
+    }
+
+    void add(byte[] bytes, boolean content, int round) {
+        if (events.size() == rounds.length) {
+            rounds = Arrays.copyOf(rounds, rounds.length * 2);
+        }
+        rounds[events.size()] = content ? round : NOT_CONTENT;
+        events.add(bytes);
+    }
+
+    SimulatedResponse build(RequestPlan plan, Map<String, String> headers) {
+        FaultSpec fault = plan.fault();
+        int end = events.size();
+        boolean error = false;
+        boolean cut = false;
+        if (plan.errorsBeforeCut()) {
+            end = positionAfter(fault.errorAfter());
+            error = true;
+        } else if (fault.cutAfter() >= 0) {
+            end = positionAfter(fault.cutAfter());
+            cut = true;
+        }
+        long ttft = plan.ttftMs() * 1_000_000L;
+        long perToken = plan.perTokenNanos();
+        List<SimEvent> out = new ArrayList<>(end + 1);
+        int lastRound = NOT_CONTENT;
+        for (int i = 0; i < end; i++) {
+            long delay = 0;
+            if (i == 0) {
+                delay = ttft;
+            } else if (rounds[i] != NOT_CONTENT && rounds[i] != lastRound) {
+                delay = perToken;
+                lastRound = rounds[i];
+            }
+            out.add(new SimEvent(delay, events.get(i)));
+        }
+        if (error) {
+            out.add(new SimEvent(0, SimErrors.streamErrorEvent(style,
+                    "The simulator injected a stream error (error_after=" + fault.errorAfter() + ")")));
+        }
+        return SimulatedResponse.stream(SimulatedResponse.EVENT_STREAM, headers, fault.delayMs(), out, cut);
+    }
+
+    /** The number of events to keep so that exactly {@code k} content events are sent (or all of them). */
+    private int positionAfter(int k) {
+        int seen = 0;
+        int afterLast = -1;
+        for (int i = 0; i < events.size(); i++) {
+            if (rounds[i] != NOT_CONTENT) {
+                if (k == 0) {
+                    return i;
+                }
+                afterLast = i + 1;
+                if (++seen == k) {
+                    return afterLast;
+                }
+            }
+        }
+        return afterLast >= 0 ? afterLast : Math.min(1, events.size());
+    }
+}

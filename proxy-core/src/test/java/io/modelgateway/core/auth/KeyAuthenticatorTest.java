@@ -1,0 +1,88 @@
+package io.modelgateway.core.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.core.server.GatewayContext;
+import io.modelgateway.core.server.GatewayRequest;
+import io.modelgateway.core.testing.Embedded;
+import io.modelgateway.core.testing.TestGateway;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class KeyAuthenticatorTest {
+    private GatewayContext context;
+    private EmbeddedChannel ch;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        context = Embedded.context();
+        ch = new EmbeddedChannel(new KeyAuthenticator(context));
+    }
+
+    @AfterEach
+    void tearDown() {
+        assertThat(ch.finishAndReleaseAll()).isFalse();
+        context.pools().close();
+    }
+
+    private static GatewayRequest request(Endpoint e, String... headers) {
+        return new GatewayRequest(Embedded.request(HttpMethod.POST, e.gatewayPath(), "{}", headers), e, e.style(),
+                "req_test", true, 0);
+    }
+
+    @Test
+    void bearerKey_isAttachedAndPassedOn() {
+        ch.writeInbound(request(Endpoint.CHAT_COMPLETIONS, "authorization", "Bearer " + TestGateway.KEY));
+        GatewayRequest r = ch.readInbound();
+        assertThat(r.key().name()).isEqualTo("test");
+        r.release();
+    }
+
+    @Test
+    void xApiKey_onOpenAiEndpoint_isAccepted() {
+        ch.writeInbound(request(Endpoint.EMBEDDINGS, "X-Api-Key", "sk-limited"));
+        GatewayRequest r = ch.readInbound();
+        assertThat(r.key().name()).isEqualTo("limited");
+        r.release();
+    }
+
+    @Test
+    void missingKey_is401InStyleAndReleases() {
+        GatewayRequest req = request(Endpoint.MESSAGES);
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(401);
+        assertThat(Embedded.body(r)).contains("authentication_error").contains("\"request_id\":\"req_test\"");
+        assertThat(req.refCnt()).isZero();
+    }
+
+    @Test
+    void differentKeysInBothHeaders_is401() {
+        ch.writeInbound(request(Endpoint.CHAT_COMPLETIONS, "authorization", "Bearer " + TestGateway.KEY,
+                "x-api-key", "sk-limited"));
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(401);
+        r.release();
+    }
+
+    @Test
+    void unknownKey_is401WithoutEchoingIt() {
+        ch.writeInbound(request(Endpoint.CHAT_COMPLETIONS, "authorization", "Bearer sk-unknown-123"));
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(401);
+        assertThat(Embedded.body(r)).doesNotContain("sk-unknown-123").contains("invalid_api_key");
+    }
+
+    @Test
+    void otherMessages_passUntouched() {
+        ch.writeInbound("not a request");
+        assertThat((Object) ch.readInbound()).isEqualTo("not a request");
+        assertThat(ApiStyle.values()).isNotEmpty();
+    }
+}

@@ -1,0 +1,623 @@
+package io.modelgateway.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.core.simulator.SimulatorSettings;
+import java.net.URI;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.AbstractThrowableAssert;
+import org.junit.jupiter.api.Test;
+
+class ConfigLoaderTest {
+
+    private static final String GATEWAY_KEY = "sk-test-gateway-0123456789";
+    private static final Map<String, String> ENV = Map.of("GATEWAY_KEY", GATEWAY_KEY);
+
+    /** Joins lines with '\n', so a line's number in the file is its position here, from 1. */
+    private static String yaml(String... lines) {
+        return String.join("\n", lines) + "\n";
+    }
+
+    private static final String[] KEYS = {
+        "keys:",                               // 1
+        "  - name: default",                   // 2
+        "    key: ${GATEWAY_KEY}",             // 3
+        "    models: [\"*\"]",                 // 4
+    };
+
+    private static String withKeys(String... lines) {
+        String[] all = new String[KEYS.length + lines.length];
+        System.arraycopy(KEYS, 0, all, 0, KEYS.length);
+        System.arraycopy(lines, 0, all, KEYS.length, lines.length);
+        return yaml(all); // so the first line given here is line 5
+    }
+
+    private static final String SIM_MODEL = """
+            providers:
+              sim:
+                type: simulator
+            models:
+              sim-chat:
+                deployments:
+                  - provider: sim
+            """;
+
+    private static GatewayConfig parse(String yaml) throws ConfigException {
+        return ConfigLoader.parse(yaml, "test.yaml", ENV, null);
+    }
+
+    private static AbstractThrowableAssert<?, ? extends Throwable> assertError(String yaml, Map<String, String> env) {
+        return assertThatThrownBy(() -> ConfigLoader.parse(yaml, "test.yaml", env, null))
+                .isInstanceOf(ConfigException.class);
+    }
+
+    private static AbstractThrowableAssert<?, ? extends Throwable> assertError(String yaml) {
+        return assertError(yaml, ENV);
+    }
+
+    // ---- a valid config
+
+    @Test
+    void parse_minimalConfig_appliesDefaults() throws Exception {
+        GatewayConfig config = parse(yaml(KEYS) + SIM_MODEL);
+
+        assertThat(config.listen()).isEqualTo(new HostAndPort("127.0.0.1", 8080));
+        assertThat(config.maxBodyBytes()).isEqualTo(32L * 1024 * 1024);
+        ProviderConfig sim = config.providers().get("sim");
+        assertThat(sim.type()).isEqualTo(ProviderType.SIMULATOR);
+        assertThat(sim.baseUrl()).isNull();
+        assertThat(sim.apiKey()).isNull();
+        assertThat(sim.connectTimeoutMs()).isEqualTo(5000);
+        assertThat(sim.simulator()).isEqualTo(SimulatorSettings.DEFAULT);
+        assertThat(sim.headers()).isEmpty();
+        assertThat(sim.forwardHeaders()).isEmpty();
+        ModelConfig model = config.model("sim-chat");
+        assertThat(model.type()).isEqualTo(ModelType.CHAT);
+        assertThat(model.deployments()).singleElement().satisfies(d -> {
+            assertThat(d.provider()).isSameAs(sim);
+            assertThat(d.upstreamModel()).isEqualTo("sim-chat");
+            assertThat(d.weight()).isEqualTo(1);
+        });
+        assertThat(config.model("unknown")).isNull();
+    }
+
+    @Test
+    void parse_fullConfig_bindsEveryField() throws Exception {
+        GatewayConfig config = parse(yaml(
+                "listen: '[::1]:9443'",
+                "max_body_bytes: 1_048_576",
+                "keys:",
+                "  - name: team-a",
+                "    key: ${GATEWAY_KEY}",
+                "    models: [\"gpt-*\", emb]",
+                "providers:",
+                "  openai:",
+                "    type: openai",
+                "    base_url: https://api.openai.com/v1/",
+                "    api_key: ${OPENAI_API_KEY:-sk-fallback}",
+                "    headers: {X-Extra: v1, OpenAI-Project: proj}",
+                "    forward_headers: [X-Trace-*, x-request-id]",
+                "    connect_timeout_ms: 2500",
+                "  anthropic:",
+                "    type: anthropic",
+                "    base_url: https://api.anthropic.com",
+                "  sim:",
+                "    type: simulator",
+                "    simulator: {ttft_ms: 20, tokens_per_second: 12.5, output_tokens: 7, fault: \"status=503\"}",
+                "models:",
+                "  gpt-4o:",
+                "    type: chat",
+                "    deployments:",
+                "      - {provider: openai, model: gpt-4o-2024-11-20, weight: 3}",
+                "      - {provider: sim, weight: 1}",
+                "  emb:",
+                "    type: embedding",
+                "    deployments: [{provider: openai, model: text-embedding-3-small}]",
+                "  claude:",
+                "    deployments: [{provider: anthropic}]"));
+
+        assertThat(config.listen()).hasToString("[::1]:9443");
+        assertThat(config.maxBodyBytes()).isEqualTo(1_048_576);
+        ProviderConfig openai = config.providers().get("openai");
+        assertThat(openai.baseUrl()).isEqualTo(URI.create("https://api.openai.com/v1"));
+        assertThat(openai.type().style()).isEqualTo(ApiStyle.OPENAI);
+        assertThat(openai.apiKey()).isEqualTo("sk-fallback");
+        assertThat(openai.headers()).containsExactly(Map.entry("X-Extra", "v1"), Map.entry("OpenAI-Project", "proj"));
+        assertThat(openai.forwardHeaders()).containsExactly("x-trace-*", "x-request-id");
+        assertThat(openai.connectTimeoutMs()).isEqualTo(2500);
+        assertThat(config.providers().get("anthropic").type().style()).isEqualTo(ApiStyle.ANTHROPIC);
+        assertThat(config.providers().get("sim").type().style()).isNull();
+        assertThat(config.providers().get("sim").simulator())
+                .isEqualTo(new SimulatorSettings(20, 12.5, 7, "status=503"));
+        assertThat(config.providers()).containsOnlyKeys("openai", "anthropic", "sim");
+        assertThat(config.providers().keySet()).containsExactly("openai", "anthropic", "sim");
+        assertThat(config.models().keySet()).containsExactly("gpt-4o", "emb", "claude");
+        assertThat(config.model("gpt-4o").deployments()).extracting(DeploymentConfig::upstreamModel,
+                DeploymentConfig::weight).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("gpt-4o-2024-11-20", 3),
+                        org.assertj.core.groups.Tuple.tuple("gpt-4o", 1));
+        assertThat(config.model("emb").type()).isEqualTo(ModelType.EMBEDDING);
+        KeyConfig key = config.findKey(KeyConfig.sha256(GATEWAY_KEY));
+        assertThat(key.name()).isEqualTo("team-a");
+        assertThat(key.allowsModel("gpt-4o")).isTrue();
+        assertThat(key.allowsModel("claude")).isFalse();
+    }
+
+    @Test
+    void parse_result_collectionsAreImmutable() throws Exception {
+        GatewayConfig config = parse(yaml(KEYS) + SIM_MODEL);
+        assertThatThrownBy(() -> config.keys().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> config.models().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> config.providers().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> config.model("sim-chat").deployments().clear())
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> config.providers().get("sim").headers().put("a", "b"))
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void parse_anchorsAndMergeKeys_areResolved() throws Exception {
+        GatewayConfig config = parse(withKeys(
+                "providers:",
+                "  a: &common {type: openai, base_url: 'http://127.0.0.1:9090/v1', connect_timeout_ms: 100}",
+                "  b:",
+                "    <<: *common",
+                "    connect_timeout_ms: 200",
+                "models:",
+                "  m: {deployments: [{provider: a}, {provider: b}]}"));
+        assertThat(config.providers().get("b").baseUrl()).isEqualTo(URI.create("http://127.0.0.1:9090/v1"));
+        assertThat(config.providers().get("b").connectTimeoutMs()).isEqualTo(200);
+        assertThat(config.providers().get("a").connectTimeoutMs()).isEqualTo(100);
+    }
+
+    // ---- environment references
+
+    @Test
+    void parse_envReferences_expandedInAnyStringWithDefaults() throws Exception {
+        Map<String, String> env = Map.of("GATEWAY_KEY", GATEWAY_KEY, "UP_HOST", "10.1.2.3", "TEAM", "blue",
+                "TIMEOUT", "1234");
+        GatewayConfig config = ConfigLoader.parse(withKeys(
+                "listen: ${LISTEN_HOST:-localhost}:${LISTEN_PORT:-8181}",
+                "providers:",
+                "  up:",
+                "    type: openai",
+                "    base_url: http://${UP_HOST}:${UP_PORT:-9090}/v1",
+                "    headers:",
+                "      X-Team: team-${TEAM}-${REGION:-eu}",
+                "    connect_timeout_ms: ${TIMEOUT}",
+                "models:",
+                "  m:",
+                "    deployments: [{provider: up, model: '${UPSTREAM_MODEL:-m-1}'}]"), "test.yaml", env, null);
+
+        assertThat(config.listen()).hasToString("localhost:8181");
+        ProviderConfig up = config.providers().get("up");
+        assertThat(up.baseUrl()).isEqualTo(URI.create("http://10.1.2.3:9090/v1"));
+        assertThat(up.headers()).containsEntry("X-Team", "team-blue-eu");
+        assertThat(up.connectTimeoutMs()).isEqualTo(1234);
+        assertThat(config.model("m").deployments().get(0).upstreamModel()).isEqualTo("m-1");
+    }
+
+    @Test
+    void parse_unsetVariable_errorNamesFieldVariableAndLine() {
+        assertError(withKeys(
+                "providers:",
+                "  openai:",
+                "    type: openai",
+                "    base_url: https://api.openai.com/v1",
+                "    api_key: ${OPENAI_API_KEY}",
+                "models: {}"))
+                .hasMessage("providers.openai.api_key: environment variable OPENAI_API_KEY is not set (test.yaml:9)");
+    }
+
+    @Test
+    void parse_numberFromEnvNotANumber_errorNamesField() {
+        assertError(withKeys("max_body_bytes: ${BODY:-lots}") + SIM_MODEL)
+                .hasMessageStartingWith("max_body_bytes: must be a whole number")
+                .hasMessageContaining("(test.yaml:5)");
+    }
+
+    // ---- error kinds: each names the field and the line
+
+    @Test
+    void parse_unknownTopLevelField_listsAllowedFieldsAndSuggests() {
+        assertError(withKeys("modles: {}"))
+                .hasMessage("modles: unknown field (did you mean models?); allowed: listen, max_body_bytes,"
+                        + " development_key, keys, providers, models (test.yaml:5)");
+    }
+
+    @Test
+    void parse_unknownNestedField_namesFullPath() {
+        assertError(withKeys(
+                "providers:",
+                "  openai:",
+                "    type: openai",
+                "    base_ur: https://api.openai.com/v1"))
+                .hasMessageStartingWith("providers.openai.base_ur: unknown field (did you mean base_url?);"
+                        + " allowed: type,")
+                .hasMessageEndingWith("(test.yaml:8)");
+    }
+
+    @Test
+    void parse_unknownFieldInDeployment_namesIndexedPath() {
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    deployments:",
+                "      - provider: sim",
+                "        wieght: 2"))
+                .hasMessageStartingWith("models.sim-chat.deployments[0].wieght: unknown field (did you mean weight?)")
+                .hasMessageEndingWith("(test.yaml:10)");
+    }
+
+    @Test
+    void parse_unknownProvider_errorNamesDeploymentAndConfiguredProviders() {
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    deployments:",
+                "      - provider: sim",
+                "      - provider: simm"))
+                .hasMessage("models.sim-chat.deployments[1].provider: unknown provider 'simm'; configured: sim"
+                        + " (test.yaml:10)");
+    }
+
+    @Test
+    void parse_wrongTypes_errorNamesFieldAndLine() {
+        assertError(withKeys("max_body_bytes: lots") + SIM_MODEL)
+                .hasMessage("max_body_bytes: must be a whole number, not a string (test.yaml:5)");
+        assertError(yaml("keys: {name: default}"))
+                .hasMessage("keys: must be a list, not a mapping (test.yaml:1)");
+        assertError(withKeys("providers: [sim]"))
+                .hasMessage("providers: must be a mapping of fields, not a list (test.yaml:5)");
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    deployments: sim"))
+                .hasMessage("models.sim-chat.deployments: must be a list, not a string (test.yaml:8)");
+        assertError(withKeys(
+                "providers:",
+                "  sim:",
+                "    type: simulator",
+                "    connect_timeout_ms: 1.5"))
+                .hasMessage("providers.sim.connect_timeout_ms: must be a whole number, not a number (test.yaml:8)");
+        assertError(yaml(
+                "keys:",
+                "  - name: default",
+                "    key: ${GATEWAY_KEY}",
+                "    optional: maybe",
+                "    models: [\"*\"]"))
+                .hasMessage("keys[0].optional: must be true or false (test.yaml:4)");
+    }
+
+    @Test
+    void parse_outOfRange_errorNamesFieldAndBounds() {
+        assertError(withKeys("max_body_bytes: 100") + SIM_MODEL)
+                .hasMessage("max_body_bytes: must be between 1024 and 2147483647 (test.yaml:5)");
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    deployments: [{provider: sim, weight: 0}]"))
+                .hasMessageStartingWith("models.sim-chat.deployments[0].weight: must be between 1 and")
+                .hasMessageEndingWith("(test.yaml:8)");
+    }
+
+    @Test
+    void parse_missingRequiredField_pointsAtItsMapping() {
+        assertError(withKeys(
+                "providers:",
+                "  sim:",
+                "    connect_timeout_ms: 100"))
+                .hasMessage("providers.sim.type: is required (test.yaml:7)");
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    type: chat"))
+                .hasMessage("models.sim-chat.deployments: is required (test.yaml:8)");
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat: {deployments: []}"))
+                .hasMessage("models.sim-chat.deployments: needs at least one deployment (test.yaml:7)");
+        assertError(yaml(
+                "keys:",
+                "  - {name: a, key: '${GATEWAY_KEY}', models: ['*']}",
+                "  - {name: b, key: '${GATEWAY_KEY:-x}'}") + SIM_MODEL)
+                .hasMessage("keys[1].models: is required (test.yaml:3)");
+    }
+
+    @Test
+    void parse_badEnumValues_errorListsChoices() {
+        assertError(withKeys("providers: {x: {type: azure}}"))
+                .hasMessage("providers.x.type: must be one of openai, anthropic, simulator (got 'azure')"
+                        + " (test.yaml:5)");
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  m: {type: rerank, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.type: must be chat or embedding (got 'rerank') (test.yaml:7)");
+    }
+
+    @Test
+    void parse_duplicateField_errorNamesBothLines() {
+        assertError(withKeys(
+                "providers:",
+                "  sim: {type: simulator}",
+                "  sim: {type: simulator}"))
+                .hasMessage("providers.sim: duplicate field (first at line 6) (test.yaml:7)");
+    }
+
+    @Test
+    void parse_badNames_refused() {
+        assertError(withKeys("providers: {'my sim': {type: simulator}}"))
+                .hasMessageStartingWith("providers.my sim: a provider name may use only");
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models: {'my model': {deployments: [{provider: sim}]}}"))
+                .hasMessageStartingWith("models.my model: a model name must be non-empty and contain no whitespace");
+    }
+
+    @Test
+    void parse_yamlSyntaxError_reportsLineWithoutQuotingTheFile() {
+        assertError(yaml(
+                "keys: [1, 2",
+                "development_key: sk-very-secret-dev"))
+                .hasMessageStartingWith("yaml: invalid YAML: ")
+                .hasMessageContaining("(test.yaml:2)")
+                .message().doesNotContain("sk-very-secret-dev");
+    }
+
+    @Test
+    void parse_twoDocuments_refused() {
+        assertError(yaml(KEYS) + SIM_MODEL + "---\nlisten: 0.0.0.0:1\n")
+                .hasMessageStartingWith("yaml: only one YAML document is allowed");
+    }
+
+    @Test
+    void parse_unknownAlias_refused() {
+        assertError(withKeys("providers: {sim: *nothing}"))
+                .hasMessageStartingWith("providers.sim: alias *nothing names no anchor");
+    }
+
+    @Test
+    void load_missingFile_errorNamesFile() {
+        assertThatThrownBy(() -> ConfigLoader.load(java.nio.file.Path.of("no-such-dir", "gw.yaml"), ENV, null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageEndingWith("gw.yaml: config file not found");
+    }
+
+    // ---- providers
+
+    @Test
+    void parse_simulatorWithBaseUrl_refused() {
+        assertError(withKeys("providers: {sim: {type: simulator, base_url: 'http://x'}}"))
+                .hasMessageStartingWith("providers.sim.base_url: not used by type simulator");
+    }
+
+    @Test
+    void parse_simulatorBlockOnOtherType_refused() {
+        assertError(withKeys(
+                "providers:",
+                "  o:",
+                "    type: openai",
+                "    base_url: http://127.0.0.1:1/v1",
+                "    simulator: {ttft_ms: 1}"))
+                .hasMessage("providers.o.simulator: only allowed for type simulator (test.yaml:9)");
+    }
+
+    @Test
+    void parse_badFault_errorPointsAtFaultField() {
+        assertError(withKeys(
+                "providers:",
+                "  sim:",
+                "    type: simulator",
+                "    simulator:",
+                "      ttft_ms: 5",
+                "      fault: status=200"))
+                .hasMessage("providers.sim.simulator.fault: status must be 400..599 (test.yaml:10)");
+    }
+
+    @Test
+    void parse_baseUrlProblems_refusedWithReason() {
+        assertError(withKeys("providers: {o: {type: openai}}"))
+                .hasMessage("providers.o.base_url: is required for type openai (test.yaml:5)");
+        assertError(withKeys("providers: {o: {type: openai, base_url: 'ftp://host/v1'}}"))
+                .hasMessageStartingWith("providers.o.base_url: must start with http:// or https://");
+        assertError(withKeys("providers: {o: {type: openai, base_url: 'https://host/v1?x=1'}}"))
+                .hasMessageStartingWith("providers.o.base_url: must not have a query");
+        assertError(withKeys("providers: {a: {type: anthropic, base_url: 'https://api.anthropic.com/v1/'}}"))
+                .hasMessageStartingWith("providers.a.base_url: for type anthropic give the URL without /v1");
+        assertError(withKeys("providers: {o: {type: openai, base_url: 'https://user:pw-secret@host/v1'}}"))
+                .hasMessageStartingWith("providers.o.base_url: must not hold credentials")
+                .message().doesNotContain("pw-secret");
+    }
+
+    @Test
+    void parse_managedOrDuplicateHeader_refused() {
+        assertError(withKeys("providers: {sim: {type: simulator, headers: {Content-Length: '5'}}}"))
+                .hasMessageStartingWith("providers.sim.headers.Content-Length: the gateway sets this header itself");
+        assertError(withKeys("providers: {sim: {type: simulator, headers: {X-A: '1', x-a: '2'}}}"))
+                .hasMessageStartingWith("providers.sim.headers.x-a: the same header as providers.sim.headers.X-A");
+    }
+
+    @Test
+    void forwardsHeader_globsCaseInsensitive_neverCredentials() throws Exception {
+        GatewayConfig config = parse(withKeys(
+                "providers: {sim: {type: simulator, forward_headers: [X-Sim-*, x-trace-id, '*-beta']}}",
+                "models: {m: {deployments: [{provider: sim}]}}"));
+        ProviderConfig sim = config.providers().get("sim");
+        assertThat(sim.forwardsHeader("x-sim-fault")).isTrue();
+        assertThat(sim.forwardsHeader("x-trace-id")).isTrue();
+        assertThat(sim.forwardsHeader("anthropic-beta")).isTrue();
+        assertThat(sim.forwardsHeader("x-other")).isFalse();
+
+        ProviderConfig all = parse(withKeys(
+                "providers: {sim: {type: simulator, forward_headers: ['*']}}",
+                "models: {m: {deployments: [{provider: sim}]}}")).providers().get("sim");
+        assertThat(all.forwardsHeader("x-anything")).isTrue();
+        assertThat(all.forwardsHeader("authorization")).isFalse();
+        assertThat(all.forwardsHeader("x-api-key")).isFalse();
+        assertThat(all.forwardsHeader("content-length")).isFalse();
+    }
+
+    @Test
+    void parse_forwardingACredentialHeader_refused() {
+        assertError(withKeys("providers: {sim: {type: simulator, forward_headers: [Authorization]}}"))
+                .hasMessageStartingWith("providers.sim.forward_headers[0]: 'authorization' is never forwarded");
+    }
+
+    // ---- keys
+
+    @Test
+    void parse_plainLiteralKey_refusedWithGuidance() {
+        assertError(yaml(
+                "keys:",
+                "  - name: default",
+                "    key: sk-literal-secret",
+                "    models: [\"*\"]"))
+                .hasMessage("keys[0].key: a plain key must come from an environment reference such as"
+                        + " ${GATEWAY_KEY}, or be given as sha256:<hex> (test.yaml:3)");
+    }
+
+    @Test
+    void parse_sha256Key_matchesTheKeyItHashes() throws Exception {
+        String hex = HexFormat.of().formatHex(KeyConfig.sha256("sk-hashed-key"));
+        GatewayConfig config = parse(yaml(
+                "keys:",
+                "  - name: hashed",
+                "    key: sha256:" + hex.toUpperCase(),
+                "    models: [sim-*]") + SIM_MODEL);
+        KeyConfig key = config.findKey(KeyConfig.sha256("sk-hashed-key"));
+        assertThat(key).isNotNull();
+        assertThat(key.name()).isEqualTo("hashed");
+        assertThat(key.development()).isFalse();
+        assertThat(key.allowsModel("sim-chat")).isTrue();
+        assertThat(key.allowsModel("gpt-4o")).isFalse();
+        assertThat(config.findKey(KeyConfig.sha256("sk-other"))).isNull();
+    }
+
+    @Test
+    void parse_badSha256_refused() {
+        assertError(yaml(
+                "keys:",
+                "  - name: hashed",
+                "    key: sha256:abcd",
+                "    models: [\"*\"]") + SIM_MODEL)
+                .hasMessage("keys[0].key: a sha256: key needs exactly 64 hex digits after 'sha256:' (test.yaml:3)");
+    }
+
+    @Test
+    void parse_severalKeys_findKeyPicksTheRightOne() throws Exception {
+        Map<String, String> env = Map.of("KEY_A", "sk-aaaaaaaa", "KEY_B", "sk-bbbbbbbb");
+        GatewayConfig config = ConfigLoader.parse(yaml(
+                "keys:",
+                "  - {name: a, key: '${KEY_A}', models: [sim-chat]}",
+                "  - {name: b, key: '${KEY_B}', models: ['*']}") + SIM_MODEL, "test.yaml", env, null);
+        assertThat(config.keys()).extracting(KeyConfig::name).containsExactly("a", "b");
+        assertThat(config.findKey(KeyConfig.sha256("sk-aaaaaaaa")).name()).isEqualTo("a");
+        assertThat(config.findKey(KeyConfig.sha256("sk-bbbbbbbb")).name()).isEqualTo("b");
+        assertThat(config.findKey(new byte[32])).isNull();
+        assertThat(config.findKey(null)).isNull();
+    }
+
+    @Test
+    void parse_optionalKeyUnset_skippedAndOthersKept() throws Exception {
+        GatewayConfig config = ConfigLoader.parse(yaml(
+                "keys:",
+                "  - {name: a, key: '${MISSING_KEY}', optional: true, models: ['*']}",
+                "  - {name: b, key: '${GATEWAY_KEY}', models: ['*']}") + SIM_MODEL, "test.yaml", ENV, null);
+        assertThat(config.keys()).extracting(KeyConfig::name).containsExactly("b");
+    }
+
+    @Test
+    void parse_requiredKeyUnset_errorNamesVariable() {
+        assertError(yaml(
+                "keys:",
+                "  - name: a",
+                "    key: ${MISSING_KEY}",
+                "    models: ['*']") + SIM_MODEL)
+                .hasMessage("keys[0].key: environment variable MISSING_KEY is not set (test.yaml:3)");
+    }
+
+    @Test
+    void parse_duplicateKeyOrName_refused() {
+        assertError(yaml(
+                "keys:",
+                "  - {name: a, key: '${GATEWAY_KEY}', models: ['*']}",
+                "  - {name: c, key: '${GATEWAY_KEY}', models: ['*']}") + SIM_MODEL)
+                .hasMessage("keys[1].key: the same key as keys[0].key; every entry needs its own key (test.yaml:3)");
+        assertError(yaml(
+                "keys:",
+                "  - {name: a, key: '${GATEWAY_KEY}', models: ['*']}",
+                "  - {name: a, key: 'sha256:" + "0".repeat(64) + "', models: ['*']}") + SIM_MODEL)
+                .hasMessage("keys[1].name: duplicate key name 'a' (also keys[0]) (test.yaml:3)");
+    }
+
+    @Test
+    void parse_noKeyAndNoDevelopmentKey_refused() {
+        assertError(SIM_MODEL, Map.of())
+                .hasMessage("keys: no gateway key is configured (set GATEWAY_KEY or add a key) (test.yaml:1)");
+        assertError(yaml(
+                "keys:",
+                "  - {name: a, key: '${GATEWAY_KEY}', optional: true, models: ['*']}") + SIM_MODEL, Map.of())
+                .hasMessage("keys: no gateway key is configured (set GATEWAY_KEY or add a key) (test.yaml:1)");
+    }
+
+    @Test
+    void parse_developmentKeyOnLoopback_isTheOnlyKey() throws Exception {
+        GatewayConfig config = ConfigLoader.parse(yaml("development_key: sk-dev-local") + SIM_MODEL,
+                "test.yaml", Map.of(), "[::1]:0");
+        assertThat(config.keys()).singleElement().satisfies(k -> {
+            assertThat(k.development()).isTrue();
+            assertThat(k.name()).isEqualTo(KeyConfig.DEVELOPMENT_NAME);
+            assertThat(k.allowsModel("anything")).isTrue();
+        });
+        assertThat(config.findKey(KeyConfig.sha256("sk-dev-local"))).isNotNull();
+    }
+
+    @Test
+    void parse_developmentKeyOnNonLoopbackListen_refused() {
+        String yaml = yaml("listen: 0.0.0.0:8080", "development_key: sk-dev-local") + SIM_MODEL;
+        assertError(yaml, Map.of())
+                .hasMessageStartingWith("keys: no gateway key is configured (set GATEWAY_KEY or add a key);"
+                        + " development_key is accepted only on a loopback listen address, not 0.0.0.0:8080")
+                .message().doesNotContain("sk-dev-local");
+    }
+
+    @Test
+    void parse_listenOverride_replacesListenAndDecidesDevelopmentKey() throws Exception {
+        String yaml = yaml("listen: 0.0.0.0:8080", "development_key: sk-dev-local") + SIM_MODEL;
+        GatewayConfig config = ConfigLoader.parse(yaml, "test.yaml", Map.of(), "127.0.0.1:18080");
+        assertThat(config.listen()).hasToString("127.0.0.1:18080");
+        assertThat(config.keys()).singleElement().extracting(KeyConfig::development).isEqualTo(true);
+
+        assertThatThrownBy(() -> ConfigLoader.parse(yaml, "test.yaml", Map.of(), "nonsense"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("listen: expected host:port");
+    }
+
+    @Test
+    void parse_badListen_errorNamesFieldAndLine() {
+        assertError(withKeys("listen: '::1:80'") + SIM_MODEL)
+                .hasMessage("listen: write an IPv6 address in brackets, e.g. [::1]:8080 (test.yaml:5)");
+    }
+
+    @Test
+    void parse_emptyDocument_needsAKey() {
+        assertError("", Map.of()).hasMessageStartingWith("keys: no gateway key is configured");
+        assertError("# only a comment\n", Map.of()).hasMessageStartingWith("keys: no gateway key is configured");
+    }
+
+    @Test
+    void parse_rootNotAMapping_refused() {
+        assertError("- a\n- b\n").hasMessage("(root): must be a mapping of fields, not a list (test.yaml:1)");
+    }
+}

@@ -1,0 +1,117 @@
+package io.modelgateway.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The files under conf/ load, and mean what their comments say. */
+class ShippedConfigTest {
+
+    private static final Path CONF = Path.of("..", "conf");
+    private static final Path DEFAULT = CONF.resolve("gateway.yaml");
+    private static final String DEV_KEY = "sk-gateway-dev";
+
+    @Test
+    void defaultConfig_withGatewayKey_usesItAndNotTheDevelopmentKey() throws Exception {
+        GatewayConfig config = ConfigLoader.load(DEFAULT, Map.of("GATEWAY_KEY", "sk-from-env-123"), null);
+
+        assertThat(config.listen()).hasToString("127.0.0.1:8080");
+        assertThat(config.keys()).singleElement().satisfies(k -> {
+            assertThat(k.name()).isEqualTo("default");
+            assertThat(k.development()).isFalse();
+            assertThat(k.allowsModel("sim-chat")).isTrue();
+        });
+        assertThat(config.findKey(KeyConfig.sha256("sk-from-env-123"))).isNotNull();
+        assertThat(config.findKey(KeyConfig.sha256(DEV_KEY))).isNull();
+    }
+
+    @Test
+    void defaultConfig_withoutGatewayKey_onlyTheDevelopmentKeyWorks() throws Exception {
+        GatewayConfig config = ConfigLoader.load(DEFAULT, Map.of(), null);
+
+        assertThat(config.keys()).singleElement().satisfies(k -> assertThat(k.development()).isTrue());
+        assertThat(config.findKey(KeyConfig.sha256(DEV_KEY))).isNotNull();
+    }
+
+    @Test
+    void defaultConfig_routesToTheSimulator() throws Exception {
+        GatewayConfig config = ConfigLoader.load(DEFAULT, Map.of(), null);
+
+        assertThat(config.providers()).containsOnlyKeys("sim");
+        assertThat(config.providers().get("sim").type()).isEqualTo(ProviderType.SIMULATOR);
+        assertThat(config.model("sim-chat").type()).isEqualTo(ModelType.CHAT);
+        assertThat(config.model("sim-chat").deployments()).singleElement().satisfies(d -> {
+            assertThat(d.provider().name()).isEqualTo("sim");
+            assertThat(d.upstreamModel()).isEqualTo("sim-chat-1");
+        });
+        assertThat(config.model("sim-embed").type()).isEqualTo(ModelType.EMBEDDING);
+        assertThat(config.model("sim-embed").deployments().get(0).upstreamModel()).isEqualTo("sim-embed-1");
+    }
+
+    @Test
+    void defaultConfig_nonLoopbackOverrideWithoutGatewayKey_refused() {
+        assertThatThrownBy(() -> ConfigLoader.load(DEFAULT, Map.of(), "0.0.0.0:8080"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("keys: no gateway key is configured (set GATEWAY_KEY or add a key)")
+                .hasMessageContaining("gateway.yaml:");
+    }
+
+    @Test
+    void defaultConfig_nonLoopbackOverrideWithGatewayKey_loads() throws Exception {
+        GatewayConfig config = ConfigLoader.load(DEFAULT, Map.of("GATEWAY_KEY", "sk-from-env-123"), "0.0.0.0:9000");
+        assertThat(config.listen()).isEqualTo(new HostAndPort("0.0.0.0", 9000));
+        assertThat(config.findKey(KeyConfig.sha256(DEV_KEY))).isNull();
+    }
+
+    @Test
+    void openaiExample_withFakeEnv_loads() throws Exception {
+        GatewayConfig config = ConfigLoader.load(CONF.resolve("examples/openai.yaml"),
+                Map.of("GATEWAY_KEY", "sk-fake-gateway", "OPENAI_API_KEY", "sk-fake-openai"), null);
+
+        ProviderConfig openai = config.providers().get("openai");
+        assertThat(openai.type()).isEqualTo(ProviderType.OPENAI);
+        assertThat(openai.baseUrl()).isEqualTo(URI.create("https://api.openai.com/v1"));
+        assertThat(openai.apiKey()).isEqualTo("sk-fake-openai");
+        assertThat(config.model("gpt-4o-mini").deployments().get(0).upstreamModel()).isEqualTo("gpt-4o-mini");
+        assertThat(config.model("text-embedding-3-small").type()).isEqualTo(ModelType.EMBEDDING);
+    }
+
+    @Test
+    void openaiExample_withoutProviderKey_refusedNamingTheVariable() {
+        assertThatThrownBy(() -> ConfigLoader.load(CONF.resolve("examples/openai.yaml"),
+                Map.of("GATEWAY_KEY", "sk-fake-gateway"), null))
+                .hasMessageStartingWith("providers.openai.api_key: environment variable OPENAI_API_KEY is not set");
+    }
+
+    @Test
+    void anthropicExample_withFakeEnv_loads() throws Exception {
+        GatewayConfig config = ConfigLoader.load(CONF.resolve("examples/anthropic.yaml"),
+                Map.of("GATEWAY_KEY", "sk-fake-gateway", "ANTHROPIC_API_KEY", "sk-ant-fake"), null);
+
+        ProviderConfig anthropic = config.providers().get("anthropic");
+        assertThat(anthropic.type()).isEqualTo(ProviderType.ANTHROPIC);
+        assertThat(anthropic.baseUrl()).isEqualTo(URI.create("https://api.anthropic.com"));
+        assertThat(config.model("claude-sonnet-4-5").deployments().get(0).provider()).isSameAs(anthropic);
+        assertThat(config.keys().get(0).allowsModel("claude-sonnet-4-5")).isTrue();
+    }
+
+    @Test
+    void standaloneSimulatorExample_loadsWithBothStyles() throws Exception {
+        GatewayConfig config = ConfigLoader.load(CONF.resolve("examples/standalone-simulator.yaml"), Map.of(), null);
+
+        ProviderConfig openai = config.providers().get("sim-openai");
+        ProviderConfig anthropic = config.providers().get("sim-anthropic");
+        assertThat(openai.baseUrl()).isEqualTo(URI.create("http://127.0.0.1:9090/v1"));
+        assertThat(anthropic.baseUrl()).isEqualTo(URI.create("http://127.0.0.1:9090"));
+        assertThat(openai.forwardsHeader("x-sim-fault")).isTrue();
+        assertThat(anthropic.forwardsHeader("x-sim-ttft-ms")).isTrue();
+        assertThat(config.model("sim-chat").deployments().get(0).provider()).isSameAs(openai);
+        assertThat(config.model("sim-claude").deployments().get(0).provider()).isSameAs(anthropic);
+        assertThat(config.model("sim-embed").type()).isEqualTo(ModelType.EMBEDDING);
+        assertThat(config.model("sim-embed").deployments().get(0).provider()).isSameAs(openai);
+    }
+}
