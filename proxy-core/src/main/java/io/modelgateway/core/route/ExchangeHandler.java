@@ -19,6 +19,8 @@ import io.modelgateway.core.simulator.SimulatorExchange;
 import io.modelgateway.core.upstream.Exchange;
 import io.modelgateway.core.upstream.ProxyExchange;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -179,7 +181,13 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         active = null;
         activeRequest = null;
         if (r != null) {
+            boolean keepAlive = r.keepAlive();
             r.release();
+            if (!keepAlive) {
+                // Everything written before this empty write is on the wire when it completes.
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
         }
         if (ctx.channel().isActive()) {
             next();

@@ -8,19 +8,19 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 
 /**
  * Builds the server pipeline; reading it top to bottom is the request path:
  * <pre>
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
- *   keep-alive        closes after a response when the request asked for it
  *   body-aggregator   whole request body, up to max_body_bytes (413 otherwise)
  *   request-router    health/ready, 404/405, FullHttpRequest → GatewayRequest
  *   key-authenticator gateway key → 401, or the key attached
  *   model-list        GET /api/v1/models
  *   exchange          validate, route, forward to the provider, stream back
  * </pre>
+ * Keep-alive is decided per request: whoever writes a response to a request that asked for
+ * {@code Connection: close} (or HTTP/1.0 without keep-alive) closes the connection after it.
  */
 public final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> {
     static final int MAX_INITIAL_LINE = 8192;
@@ -46,7 +46,6 @@ public final class GatewayChannelInitializer extends ChannelInitializer<SocketCh
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
-        p.addLast(PipelineNames.KEEP_ALIVE, new HttpServerKeepAliveHandler());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
     }
 

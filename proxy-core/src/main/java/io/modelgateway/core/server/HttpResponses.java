@@ -4,6 +4,7 @@ import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -16,6 +17,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
+import io.netty.channel.socket.DuplexChannel;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Builds the gateway's own responses: errors in the caller's style (DESIGN rule 7, via {@link ErrorBodies})
@@ -72,8 +75,32 @@ public final class HttpResponses {
         HttpUtil.setKeepAlive(response, keepAlive);
         ChannelFuture f = ctx.writeAndFlush(response);
         if (!keepAlive) {
-            f.addListener(ChannelFutureListener.CLOSE);
+            f.addListener((ChannelFutureListener) done -> lingeringClose(done.channel()));
         }
         return f;
     }
+
+    /**
+     * Closes a connection the gateway gave up on without resetting it: closing a socket with unread input
+     * makes the kernel send RST, which can destroy the error response before the client reads it. So the
+     * write side is shut first (the client sees the end of the response), input is drained, and the socket
+     * closes when the client closes it or after {@link #LINGER_MS}, whichever comes first.
+     */
+    public static void lingeringClose(Channel ch) {
+        if (!(ch instanceof DuplexChannel duplex) || !ch.isActive()) {
+            ch.close();
+            return;
+        }
+        ch.config().setAutoRead(true);
+        duplex.shutdownOutput().addListener(f -> {
+            if (!f.isSuccess()) {
+                ch.close();
+            }
+        });
+        ch.eventLoop().schedule(() -> {
+            ch.close();
+        }, LINGER_MS, TimeUnit.MILLISECONDS);
+    }
+
+    static final long LINGER_MS = 2000;
 }

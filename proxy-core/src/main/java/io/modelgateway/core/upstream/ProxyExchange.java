@@ -322,10 +322,17 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR,
                     "The upstream provider closed the connection before the response was complete.", null, null));
         } else if (mode == Mode.STREAM) {
-            // GD-10: the style's error event, then close without a terminator.
+            // GD-10: the style's error event and no terminator ([DONE] / message_stop). The HTTP response
+            // itself ends properly, so clients see a readable stream that carries the error, and the client
+            // connection stays usable.
+            ByteBuf rest = scanner.drainRemainder();
+            if (rest != null) {
+                rest.release(); // half an event is no event: never hand a client a torn frame
+            }
             ByteBuf event = ErrorBodies.streamEvent(ctx.alloc(), request.style(), new GatewayError(
                     ErrorKind.UPSTREAM_ERROR, "Upstream connection lost", null, null));
-            ctx.writeAndFlush(new DefaultHttpContent(event)).addListener(ChannelFutureListener.CLOSE);
+            ctx.write(new DefaultHttpContent(event));
+            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
             finish(false);
         } else {
             ctx.close(); // a non-stream body cut short: closing is the only honest signal left
