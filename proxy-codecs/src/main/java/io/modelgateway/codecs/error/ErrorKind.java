@@ -51,10 +51,4 @@ public enum ErrorKind {
     public String defaultCode() {
         return defaultCode;
     }
-
-    /** Whether SDKs are told when to come back (GD-25). */
-    public boolean carriesRetryAfter(ApiStyle style) {
-        int s = status(style);
-        return s == 429 || s == 503 || s == 529;
-    }
 }

@@ -40,6 +40,34 @@ public final class HttpResponses {
     }
 
     /**
+     * GD-25: a 429, 503 or 529 always tells when to come back, in seconds ({@code Retry-After}) and in
+     * milliseconds ({@code retry-after-ms}); whichever the source gave is kept and the other derived.
+     */
+    public static void ensureRetryHeaders(HttpHeaders h, int status) {
+        if (status != 429 && status != 503 && status != 529) {
+            return;
+        }
+        String seconds = h.get(HttpHeaderNames.RETRY_AFTER);
+        String millis = h.get(RETRY_AFTER_MS);
+        if (seconds == null && millis == null) {
+            h.set(HttpHeaderNames.RETRY_AFTER, "1");
+            h.set(RETRY_AFTER_MS, "1000");
+        } else if (millis == null) {
+            try {
+                h.set(RETRY_AFTER_MS, Long.toString(Long.parseLong(seconds.trim()) * 1000));
+            } catch (NumberFormatException e) {
+                // an HTTP date: the SDKs understand it as it is
+            }
+        } else if (seconds == null) {
+            try {
+                h.set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (Long.parseLong(millis.trim()) + 999) / 1000)));
+            } catch (NumberFormatException e) {
+                h.set(HttpHeaderNames.RETRY_AFTER, "1");
+            }
+        }
+    }
+
+    /**
      * Writes an error in the caller's style and flushes it. When {@code keepAlive} is false the connection is
      * closed after the write.
      */
@@ -48,10 +76,7 @@ public final class HttpResponses {
         ByteBuf body = ErrorBodies.body(ctx.alloc(), style, error, requestId);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.valueOf(error.kind().status(style)), body);
-        if (error.kind().carriesRetryAfter(style)) {
-            response.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
-            response.headers().set(RETRY_AFTER_MS, "1000");
-        }
+        ensureRetryHeaders(response.headers(), response.status().code());
         return send(ctx, response, requestId, keepAlive);
     }
 

@@ -46,6 +46,13 @@ public final class SimulatedResponse {
         return new SimulatedResponse(200, contentType, headers, headerDelayMs, null, events, cutAtEnd);
     }
 
+    /** A copy with one more header (e.g. {@code allow} on a 405). */
+    SimulatedResponse withHeader(String name, String value) {
+        Map<String, String> h = new java.util.HashMap<>(headers);
+        h.put(name, value);
+        return new SimulatedResponse(status, contentType, h, headerDelayMs, body, events, cutAtEnd);
+    }
+
     public int status() {
         return status;
     }

@@ -125,6 +125,7 @@ public final class SimulatorExchange implements Exchange {
             h.set(e.getKey(), e.getValue());
         }
         h.set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+        HttpResponses.ensureRetryHeaders(h, r.status());
         HttpResponses.requestId(h, request.requestId());
     }
 

@@ -225,10 +225,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
         copy(response.headers(), h, HttpHeaderNames.RETRY_AFTER);
         copy(response.headers(), h, HttpResponses.RETRY_AFTER_MS);
-        if ((code == 429 || code == 503 || code == 529) && !h.contains(HttpHeaderNames.RETRY_AFTER)) {
-            h.set(HttpHeaderNames.RETRY_AFTER, "1");
-            h.set(HttpResponses.RETRY_AFTER_MS, "1000");
-        }
+        HttpResponses.ensureRetryHeaders(h, code);
         HttpResponses.requestId(h, request.requestId());
         HttpUtil.setKeepAlive(head, request.keepAlive());
         headSent = true;

@@ -117,7 +117,7 @@ final class SimTestSupport {
     }
 
     static String messagesRequest(String extraFields) {
-        return "{\"model\":\"sim-claude\",\"max_tokens\":1024,\"system\":\"Be brief.\","
+        return "{\"model\":\"sim-claude\",\"max_tokens\":4096,\"system\":\"Be brief.\","
                 + "\"messages\":[{\"role\":\"user\",\"content\":\"Tell me about rivers.\"}]" + extraFields + "}";
     }
 

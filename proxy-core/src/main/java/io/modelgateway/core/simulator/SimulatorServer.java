@@ -1,0 +1,190 @@
+package io.modelgateway.core.simulator;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The simulator as a standalone HTTP/1.1 upstream, for the gateway's {@code openai} and
+ * {@code anthropic} provider types over real sockets, for tests and for benchmarks. Serves
+ * {@code POST /v1/chat/completions}, {@code POST /v1/embeddings}, {@code POST /v1/messages} and
+ * {@code GET /health}; keep-alive; bodies up to 32 MiB.
+ *
+ * <p>Pipeline, per connection: {@value #CODEC} → {@value #AGGREGATOR} → {@value SimulatorHandler#NAME}.
+ * Epoll when available, else NIO; one event loop group for accepting and serving.
+ */
+public final class SimulatorServer implements AutoCloseable {
+
+    static final String CODEC = "http-codec";
+    static final String AGGREGATOR = "http-aggregator";
+    static final int MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+    private final EventLoopGroup group;
+    private final Channel serverChannel;
+    private final ChannelGroup channels;
+    private final String transport;
+    private boolean closed;
+
+    private SimulatorServer(EventLoopGroup group, Channel serverChannel, ChannelGroup channels, String transport) {
+        this.group = group;
+        this.serverChannel = serverChannel;
+        this.channels = channels;
+        this.transport = transport;
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @param port           0 for an ephemeral port (see {@link #port()})
+     * @param requiredApiKey null for no check; otherwise OpenAI paths need {@code Authorization: Bearer KEY}
+     *                       and {@code /v1/messages} needs {@code x-api-key: KEY} (or the Bearer form)
+     * @param observer       null, or called on the event loop with each request before it is answered;
+     *                       it must not retain the request (it is released right after)
+     */
+    public static SimulatorServer start(String host, int port, SimulatorSettings defaults, String requiredApiKey,
+                                        Consumer<FullHttpRequest> observer) throws InterruptedException {
+        SimulatorEngine engine = new SimulatorEngine(Objects.requireNonNull(defaults, "defaults"));
+        ServerTransport transport = ServerTransport.pick();
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(transport.ioHandlerFactory());
+        ChannelGroup channels = new DefaultChannelGroup("simulator", GlobalEventExecutor.INSTANCE);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(transport.channelType())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        channels.add(ch);
+                        ChannelPipeline p = ch.pipeline();
+                        p.addLast(CODEC, new HttpServerCodec());
+                        p.addLast(AGGREGATOR, new HttpObjectAggregator(MAX_BODY_BYTES));
+                        p.addLast(SimulatorHandler.NAME, new SimulatorHandler(engine, requiredApiKey, observer));
+                    }
+                });
+        try {
+            Channel server = bootstrap.bind(host, port).sync().channel();
+            return new SimulatorServer(group, server, channels, transport.name());
+        } catch (InterruptedException | RuntimeException | Error e) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        } catch (Throwable e) {
+            // sync() rethrows checked bind failures (e.g. BindException) undeclared.
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw new IllegalStateException("simulator: cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** "epoll" or "nio". */
+    public String transport() {
+        return transport;
+    }
+
+    /**
+     * Stops accepting, closes every open connection and shuts the event loops down; blocks until
+     * done. Idempotent. Call it from outside the server's event loops.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        serverChannel.close().awaitUninterruptibly();
+        channels.close().awaitUninterruptibly();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /**
+     * {@code --listen HOST:PORT} (default 127.0.0.1:9090), {@code --api-key K}, {@code --ttft-ms N},
+     * {@code --tps X}, {@code --output-tokens N}, {@code --fault SPEC}. Runs until SIGTERM / Ctrl-C.
+     */
+    public static void main(String[] args) {
+        String listen = "127.0.0.1:9090";
+        String apiKey = null;
+        long ttftMs = 0;
+        double tps = 0;
+        Integer outputTokens = null;
+        String fault = null;
+        SimulatorSettings settings;
+        String host;
+        int port;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                String arg = args[i];
+                if ("--help".equals(arg) || "-h".equals(arg)) {
+                    usage(System.out);
+                    return;
+                }
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException(arg + " needs a value");
+                }
+                String value = args[++i];
+                switch (arg) {
+                    case "--listen" -> listen = value;
+                    case "--api-key" -> apiKey = value;
+                    case "--ttft-ms" -> ttftMs = Long.parseLong(value);
+                    case "--tps" -> tps = Double.parseDouble(value);
+                    case "--output-tokens" -> outputTokens = Integer.valueOf(value);
+                    case "--fault" -> fault = value;
+                    default -> throw new IllegalArgumentException("unknown option " + arg);
+                }
+            }
+            int colon = listen.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("--listen needs HOST:PORT, got " + listen);
+            }
+            host = listen.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            port = Integer.parseInt(listen.substring(colon + 1));
+            settings = new SimulatorSettings(ttftMs, tps, outputTokens, fault);
+        } catch (IllegalArgumentException e) {
+            System.err.println("simulator: " + e.getMessage());
+            usage(System.err);
+            System.exit(2);
+            return;
+        }
+        SimulatorServer server;
+        try {
+            server = start(host, port, settings, apiKey, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } catch (IllegalStateException e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
+            return;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "simulator-shutdown"));
+        String shown = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+        System.out.println("simulator listening on http://" + shown + ":" + server.port());
+        // The event loop threads are not daemons: the JVM lives until the shutdown hook closes them.
+    }
+
+    private static void usage(PrintStream out) {
+        out.println("usage: simulator [--listen HOST:PORT] [--api-key KEY] [--ttft-ms N] [--tps X]"
+                + " [--output-tokens N] [--fault SPEC]");
+        out.println("  SPEC: status=503,delay_ms=10,error_after=5,cut_after=5,retry_after=2");
+    }
+}
