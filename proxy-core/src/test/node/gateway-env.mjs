@@ -47,10 +47,12 @@ export const WEATHER_TOOL_SCHEMA = {
 };
 
 /**
- * A fetch that records each exchange: the request (url, method, headers, parsed JSON body) and a
- * clone of the response whose text can be read after the SDK is done with the original.
+ * A fetch that records each exchange: the request (url, method, headers, parsed JSON body), the
+ * response status and headers, and with captureBody the response text. captureBody reads the whole
+ * body and hands the SDK an identical copy, so use it only on non-stream calls. (A response.clone()
+ * would tee the body, and the SDK's cancel of an unread retried body would then wait forever.)
  */
-export function recordingFetch() {
+export function recordingFetch({ captureBody = false } = {}) {
   const exchanges = [];
   const fetchImpl = async (input, init = {}) => {
     // The SDKs send JSON bodies as strings; anything else is recorded as absent.
@@ -60,14 +62,20 @@ export function recordingFetch() {
       method: init.method ?? 'GET',
       headers: Object.fromEntries(new Headers(init.headers).entries()),
       body: bodyText ? JSON.parse(bodyText) : null,
-      response: null,
     };
     exchanges.push(entry);
     const response = await fetch(input, init);
     entry.status = response.status;
     entry.responseHeaders = Object.fromEntries(response.headers.entries());
-    entry.response = response.clone();
-    return response;
+    if (!captureBody) {
+      return response;
+    }
+    entry.responseText = await response.text();
+    return new Response(entry.responseText, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
   return { fetch: fetchImpl, exchanges, last: () => exchanges[exchanges.length - 1] };
 }

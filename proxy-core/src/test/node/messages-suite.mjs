@@ -259,6 +259,80 @@ export function defineMessagesSuite(sdk) {
         assert.equal(err.error.error.type, 'invalid_request_error');
       });
 
+      test('stream_errorEventMidStream_finalMessageRejectsWithApiError', async () => {
+        const stream = client({ maxRetries: 0 }).messages.stream(
+          { model, max_tokens: 64, messages: USER_HELLO },
+          { headers: { 'x-sim-fault': 'error_after=2' } },
+        );
+        let text = '';
+        stream.on('text', (delta) => (text += delta));
+        const err = await expectError(sdk.Anthropic.APIError, () => stream.finalMessage());
+        assert.ok(text.length > 0, 'some text arrived before the error');
+        assert.equal(err.error?.type, 'error', `error event body: ${JSON.stringify(err.error)}`);
+        assert.ok(err.error?.error?.type, 'error.type in the event');
+      });
+
+      test('stream_connectionCutMidStream_finalMessageRejects', async () => {
+        const stream = client({ maxRetries: 0 }).messages.stream(
+          { model, max_tokens: 64, messages: USER_HELLO },
+          { headers: { 'x-sim-fault': 'cut_after=2' } },
+        );
+        await expectError(Error, () => stream.finalMessage());
+      });
+
+      test('upstream529_isOverloadedError', async () => {
+        const err = await expectError(sdk.Anthropic.InternalServerError, () =>
+          client({ maxRetries: 0 }).messages.create(
+            { model, max_tokens: 16, messages: USER_HELLO },
+            { headers: { 'x-sim-fault': 'status=529' } },
+          ),
+        );
+        assert.equal(err.status, 529);
+        assert.equal(err.error.error.type, 'overloaded_error');
+        if (sdk.Anthropic.OverloadedError) {
+          assert.ok(err instanceof sdk.Anthropic.OverloadedError, `${err.constructor.name} is an OverloadedError`);
+        }
+        assert.ok(err.headers.get('retry-after') !== null, 'Retry-After on 529');
+        assert.ok(err.headers.get('retry-after-ms') !== null, 'retry-after-ms on 529');
+      });
+
+      test('upstream429_isRateLimitError_andSdkRetries', async () => {
+        const recorder = recordingFetch();
+        const err = await expectError(sdk.Anthropic.RateLimitError, () =>
+          client({ maxRetries: 1, fetch: recorder.fetch }).messages.create(
+            { model, max_tokens: 16, messages: USER_HELLO },
+            { headers: { 'x-sim-fault': 'status=429,retry_after=0' } },
+          ),
+        );
+        assert.equal(err.status, 429);
+        assert.equal(err.error.error.type, 'rate_limit_error');
+        assert.equal(recorder.exchanges.length, 2, 'the SDK retried a 429 once');
+        assert.ok(err.headers.get('retry-after') !== null, 'Retry-After on 429');
+        assert.ok(err.headers.get('retry-after-ms') !== null, 'retry-after-ms on 429');
+      });
+
+      test('errors_missingVersionHeader_isBadRequestError', async () => {
+        const err = await expectError(sdk.Anthropic.BadRequestError, () =>
+          client({ maxRetries: 0, defaultHeaders: { 'anthropic-version': null } }).messages.create({
+            model,
+            max_tokens: 16,
+            messages: USER_HELLO,
+          }),
+        );
+        assert.equal(err.error.error.type, 'invalid_request_error');
+        assert.match(err.error.error.message, /anthropic-version/);
+      });
+
+      test('errors_versionBefore20230601_isBadRequestError', async () => {
+        await expectError(sdk.Anthropic.BadRequestError, () =>
+          client({ maxRetries: 0, defaultHeaders: { 'anthropic-version': '2023-01-01' } }).messages.create({
+            model,
+            max_tokens: 16,
+            messages: USER_HELLO,
+          }),
+        );
+      });
+
       sdk.extraTests?.(model, client);
     });
   }

@@ -204,15 +204,77 @@ for (const model of CHAT_MODELS) {
   });
 }
 
+// Faults injected by the simulator through x-sim-fault (the standalone providers forward x-sim-*):
+// what the SDK user sees when the upstream fails before or during a stream (API-CONTRACT 2.3, 7.3, 7.6).
+for (const model of CHAT_MODELS) {
+  describe(`openai upstream faults on ${model}`, { timeout: TEST_TIMEOUT_MS }, () => {
+    const fault = (spec) => ({ headers: { 'x-sim-fault': spec } });
+    const body = { model, messages: [{ role: 'user', content: 'Stream something long.' }] };
+
+    test('stream_errorEventMidStream_sdkThrowsApiError', async () => {
+      const stream = await client({ maxRetries: 0 }).chat.completions.create(
+        { ...body, stream: true, max_completion_tokens: 40 },
+        fault('error_after=2'),
+      );
+      const chunks = [];
+      const err = await expectError(OpenAI.APIError, async () => {
+        for await (const chunk of stream) {
+          chunks.push(chunk);
+        }
+      });
+      assert.ok(chunks.length >= 1, 'some chunks arrived before the error');
+      assert.equal(err.status, undefined, 'an in-stream error has no HTTP status');
+      assert.ok(err.error?.message, `error body carried to the SDK: ${JSON.stringify(err.error)}`);
+    });
+
+    test('streamHelper_errorEventMidStream_finalCompletionRejects', async () => {
+      const stream = client({ maxRetries: 0 }).chat.completions.stream({ ...body, max_completion_tokens: 40 }, fault('error_after=2'));
+      await expectError(OpenAI.APIError, () => stream.finalChatCompletion());
+    });
+
+    test('stream_connectionCutMidStream_sdkThrows', async () => {
+      const stream = await client({ maxRetries: 0 }).chat.completions.create(
+        { ...body, stream: true, max_completion_tokens: 40 },
+        fault('cut_after=2'),
+      );
+      await expectError(Error, async () => {
+        for await (const chunk of stream) {
+          assert.ok(chunk);
+        }
+      });
+    });
+
+    test('upstream429_isRateLimitErrorWithRetryHeaders_andSdkRetries', async () => {
+      const recorder = recordingFetch();
+      const err = await expectError(OpenAI.RateLimitError, () =>
+        client({ maxRetries: 1, fetch: recorder.fetch }).chat.completions.create(body, fault('status=429,retry_after=0')),
+      );
+      assert.equal(err.status, 429);
+      assert.equal(recorder.exchanges.length, 2, 'the SDK retried a 429 once');
+      const headers = recorder.last().responseHeaders;
+      assert.ok(headers['retry-after'] !== undefined, `Retry-After on 429: ${JSON.stringify(headers)}`);
+      assert.ok(headers['retry-after-ms'] !== undefined, `retry-after-ms on 429: ${JSON.stringify(headers)}`);
+    });
+
+    test('upstream503_isInternalServerErrorWithStatus503', async () => {
+      const err = await expectError(OpenAI.InternalServerError, () =>
+        client({ maxRetries: 0 }).chat.completions.create({ ...body, stream: true }, fault('status=503')),
+      );
+      assert.equal(err.status, 503);
+      assert.ok(err.headers.get('retry-after') !== null, 'Retry-After on 503');
+    });
+  });
+}
+
 for (const model of EMBED_MODELS) {
   describe(`openai embeddings on ${model}`, { timeout: TEST_TIMEOUT_MS }, () => {
     test('create_sdkDefaultEncoding_sendsBase64AndDecodesToTheFloatVector', async () => {
-      const recorder = recordingFetch();
+      const recorder = recordingFetch({ captureBody: true });
       const input = 'The quick brown fox jumps over the lazy dog';
       const viaDefault = await client({ fetch: recorder.fetch }).embeddings.create({ model, input });
       const sent = recorder.last();
       assert.equal(sent.body.encoding_format, 'base64', 'the SDK asks for base64 by default');
-      const raw = JSON.parse(await sent.response.text());
+      const raw = JSON.parse(sent.responseText);
       assert.equal(typeof raw.data[0].embedding, 'string', 'the gateway answered with a base64 string');
       assert.match(raw.data[0].embedding, /^[A-Za-z0-9+/]+={0,2}$/);
 
