@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { defineMessagesSuite } from './messages-suite.mjs';
-import { recordingFetch } from './gateway-env.mjs';
+import { expectError, recordingFetch } from './gateway-env.mjs';
 
 defineMessagesSuite({
   label: '@anthropic-ai/sdk 0.x',
@@ -17,6 +17,29 @@ defineMessagesSuite({
   },
   betaQuery: true,
   extraTests: (model, client) => {
+    test('auth_apiKeyAndBearerDisagree_isAuthenticationError', async () => {
+      await expectError(Anthropic.AuthenticationError, () =>
+        client({ maxRetries: 0, defaultHeaders: { Authorization: 'Bearer sk-someone-else' } }).messages.create({
+          model,
+          max_tokens: 16,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      );
+    });
+
+    test('create_systemRoleMessageWith20230601_isBadRequestError', async () => {
+      await expectError(Anthropic.BadRequestError, () =>
+        client({ maxRetries: 0 }).messages.create({
+          model,
+          max_tokens: 16,
+          messages: [
+            { role: 'system', content: 'Answer briefly.' },
+            { role: 'user', content: 'hi' },
+          ],
+        }),
+      );
+    });
+
     test('create_withAuthTokenBearer_works', async () => {
       const recorder = recordingFetch();
       const bearer = client({ apiKey: null, authToken: process.env.GATEWAY_KEY, fetch: recorder.fetch });

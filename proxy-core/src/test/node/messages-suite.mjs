@@ -84,7 +84,10 @@ export function defineMessagesSuite(sdk) {
 
         sdk.checkHeaders(recorder.last().headers);
         assert.equal(recorder.last().body.stream, true);
-        assert.match(recorder.last().responseHeaders['content-type'], /^text\/event-stream/);
+        const head = recorder.last().responseHeaders;
+        assert.equal(head['content-type'], 'text/event-stream; charset=utf-8');
+        assert.equal(head['cache-control'], 'no-cache');
+        assert.equal(head['x-request-id'], head['request-id']);
         assert.match(stream.request_id, REQUEST_ID);
         assert.equal(eventTypes[0], 'message_start');
         assert.equal(eventTypes[eventTypes.length - 1], 'message_stop');
@@ -97,6 +100,26 @@ export function defineMessagesSuite(sdk) {
         assert.equal(message.content[0].text, streamed);
         assert.equal(await stream.finalText(), streamed);
         assert.ok(message.usage.output_tokens > 0);
+      });
+
+      test('stopSequences_matched_stopReasonAndSequenceReported', async () => {
+        // The simulator's answer depends on the conversation only, so a word of the free answer
+        // is sure to occur again when it becomes a stop sequence.
+        const params = { model, max_tokens: 64, messages: [{ role: 'user', content: 'Many words, please.' }] };
+        const free = (await client().messages.create(params)).content[0].text;
+        const words = free.split(' ');
+        assert.ok(words.length >= 4, `a long enough answer: ${free}`);
+        const stop = ` ${words[2]}`;
+        const expected = free.slice(0, free.indexOf(stop));
+
+        const message = await client().messages.create({ ...params, stop_sequences: [stop] });
+        assert.equal(message.stop_reason, 'stop_sequence');
+        assert.equal(message.stop_sequence, stop);
+        assert.equal(message.content[0].text, expected);
+        const streamed = await client().messages.stream({ ...params, stop_sequences: [stop] }).finalMessage();
+        assert.equal(streamed.stop_reason, 'stop_sequence');
+        assert.equal(streamed.stop_sequence, stop);
+        assert.equal(streamed.content[0].text, expected);
       });
 
       test('create_thinkingEnabled_returnsThinkingBlockWithSignature', async () => {

@@ -60,7 +60,8 @@ for (const model of CHAT_MODELS) {
     });
 
     test('create_streamWithIncludeUsage_concatenatesContentAndEndsWithUsageChunk', async () => {
-      const stream = await client().chat.completions.create({
+      const recorder = recordingFetch();
+      const stream = await client({ fetch: recorder.fetch }).chat.completions.create({
         model,
         stream: true,
         stream_options: { include_usage: true },
@@ -71,6 +72,11 @@ for (const model of CHAT_MODELS) {
         chunks.push(chunk);
       }
       assert.ok(chunks.length >= 3, `got ${chunks.length} chunks`);
+      const head = recorder.last().responseHeaders;
+      assert.equal(head['content-type'], 'text/event-stream; charset=utf-8');
+      assert.equal(head['cache-control'], 'no-cache');
+      assert.match(head['x-request-id'], REQUEST_ID);
+      assert.equal(head['request-id'], head['x-request-id']);
       const ids = new Set(chunks.map((c) => c.id));
       const created = new Set(chunks.map((c) => c.created));
       assert.equal(ids.size, 1, 'one id on every chunk');
@@ -168,6 +174,62 @@ for (const model of CHAT_MODELS) {
       assert.ok(typeof content === 'string' && content.length > 0);
       const final = await streamed.finalChatCompletion();
       assert.equal(final.choices[0].finish_reason, 'stop');
+    });
+
+    test('stop_matched_contentEndsBeforeIt_inStreamToo', async () => {
+      // The simulator's answer depends on the conversation only: stream and non-stream say the same
+      // words, and a word of the free answer is sure to occur again when it becomes a stop sequence.
+      const params = { model, messages: [{ role: 'user', content: 'Many words, please.' }] };
+      const free = (await client().chat.completions.create(params)).choices[0].message.content;
+      let streamedFree = '';
+      for await (const chunk of await client().chat.completions.create({ ...params, stream: true })) {
+        streamedFree += chunk.choices[0]?.delta?.content ?? '';
+      }
+      assert.equal(streamedFree, free, 'stream fragments concatenate to the non-stream content');
+
+      const words = free.split(' ');
+      assert.ok(words.length >= 4, `a long enough answer: ${free}`);
+      const stop = ` ${words[2]}`;
+      const expected = free.slice(0, free.indexOf(stop));
+      const cut = await client().chat.completions.create({ ...params, stop: [stop] });
+      assert.equal(cut.choices[0].finish_reason, 'stop');
+      assert.equal(cut.choices[0].message.content, expected);
+      const streamedCut = await client().chat.completions.stream({ ...params, stop: [stop] }).finalContent();
+      assert.equal(streamedCut, expected);
+    });
+
+    test('create_nTwo_returnsTwoChoices_streamHelperAccumulatesBoth', async () => {
+      const body = { model, n: 2, messages: [{ role: 'user', content: 'Two answers, please.' }] };
+      const completion = await client().chat.completions.create(body);
+      assert.deepEqual(completion.choices.map((c) => c.index), [0, 1]);
+      for (const choice of completion.choices) {
+        assert.equal(choice.message.role, 'assistant');
+        assert.ok(choice.message.content.length > 0);
+      }
+      const final = await client().chat.completions.stream(body).finalChatCompletion();
+      assert.deepEqual(final.choices.map((c) => c.index), [0, 1]);
+      for (const choice of final.choices) {
+        assert.equal(choice.message.role, 'assistant');
+        assert.ok(choice.message.content.length > 0);
+        assert.equal(choice.finish_reason, 'stop');
+      }
+    });
+
+    test('auth_xApiKeyInsteadOfBearer_isAccepted', async () => {
+      const completion = await client({
+        apiKey: 'unused',
+        defaultHeaders: { Authorization: null, 'x-api-key': GATEWAY_KEY },
+      }).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+      assert.equal(completion.choices[0].message.role, 'assistant');
+    });
+
+    test('auth_bearerAndXApiKeyDisagree_isAuthenticationError', async () => {
+      await expectError(OpenAI.AuthenticationError, () =>
+        client({ maxRetries: 0, defaultHeaders: { 'x-api-key': 'sk-someone-else' } }).chat.completions.create({
+          model,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      );
     });
 
     test('errors_unknownModel_isNotFoundError', async () => {

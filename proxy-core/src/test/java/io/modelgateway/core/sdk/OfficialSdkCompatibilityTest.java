@@ -88,22 +88,22 @@ class OfficialSdkCompatibilityTest {
     @Test
     @Order(1)
     void openaiNode_chatEmbeddingsModelsAndErrors_allPass() throws Exception {
-        // (9 chat + 5 fault) tests x 2 models, 3 embedding tests x 2 models, 2 model-list tests.
-        runNodeTests("openai.test.mjs", 36);
+        // (13 chat + 5 fault) tests x 2 chat models, 3 embedding tests x 2 models, 2 model-list tests.
+        runNodeTests("openai.test.mjs", 44);
     }
 
     @Test
     @Order(2)
     void anthropicNode0x_messagesWithApiKey_allPass() throws Exception {
-        // 19 messages tests x 2 models.
-        runNodeTests("anthropic.test.mjs", 38);
+        // (19 shared + 3 x-api-key/Bearer/version) tests x 2 models.
+        runNodeTests("anthropic.test.mjs", 44);
     }
 
     @Test
     @Order(3)
     void anthropicNode1x_messagesWithBearerAndNewVersionDate_allPass() throws Exception {
-        // 19 messages tests x 2 models.
-        runNodeTests("anthropic-v1.test.mjs", 38);
+        // (19 shared + 1 system-role) tests x 2 models.
+        runNodeTests("anthropic-v1.test.mjs", 40);
     }
 
     /** What reached the provider: its own key in place of the caller's, and the caller's version date (GD-2). */
