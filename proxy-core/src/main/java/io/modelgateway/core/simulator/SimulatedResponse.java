@@ -1,5 +1,6 @@
 package io.modelgateway.core.simulator;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -48,7 +49,7 @@ public final class SimulatedResponse {
 
     /** A copy with one more header (e.g. {@code allow} on a 405). */
     SimulatedResponse withHeader(String name, String value) {
-        Map<String, String> h = new java.util.HashMap<>(headers);
+        Map<String, String> h = new HashMap<>(headers);
         h.put(name, value);
         return new SimulatedResponse(status, contentType, h, headerDelayMs, body, events, cutAtEnd);
     }

@@ -21,6 +21,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Delivers one {@link SimulatedResponse} on a channel, on that channel's event loop only (so no
@@ -42,6 +43,7 @@ final class SimulatedResponseWriter {
     private final SimulatedResponse response;
     private final boolean keepAlive;
     private final Runnable onDone;
+    private final Consumer<HttpHeaders> decorator;
 
     private int next;
     private boolean delayElapsed;
@@ -51,10 +53,20 @@ final class SimulatedResponseWriter {
     private ChannelFuture lastWrite;
 
     SimulatedResponseWriter(ChannelHandlerContext ctx, SimulatedResponse response, boolean keepAlive, Runnable onDone) {
+        this(ctx, response, keepAlive, onDone, null);
+    }
+
+    /**
+     * @param decorator null, or adjusts the response headers last (the gateway's in-process provider puts its
+     *                  own request id and retry headers there)
+     */
+    SimulatedResponseWriter(ChannelHandlerContext ctx, SimulatedResponse response, boolean keepAlive, Runnable onDone,
+            Consumer<HttpHeaders> decorator) {
         this.ctx = ctx;
         this.response = response;
         this.keepAlive = keepAlive;
         this.onDone = onDone;
+        this.decorator = decorator;
     }
 
     void start() {
@@ -114,8 +126,11 @@ final class SimulatedResponseWriter {
         for (Map.Entry<String, String> h : response.headers().entrySet()) {
             headers.set(h.getKey(), h.getValue());
         }
+        if (decorator != null) {
+            decorator.accept(headers);
+        }
+        // Only the request decides this header: a coming cut is not announced, the connection just dies.
         if (!keepAlive) {
-            // A cut is not announced: the head looks like any other, the connection just dies.
             headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
     }

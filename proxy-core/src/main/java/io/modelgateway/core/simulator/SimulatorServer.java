@@ -1,12 +1,12 @@
 package io.modelgateway.core.simulator;
 
+import io.modelgateway.core.server.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -59,12 +59,11 @@ public final class SimulatorServer implements AutoCloseable {
     public static SimulatorServer start(String host, int port, SimulatorSettings defaults, String requiredApiKey,
                                         Consumer<FullHttpRequest> observer) throws InterruptedException {
         SimulatorEngine engine = new SimulatorEngine(Objects.requireNonNull(defaults, "defaults"));
-        ServerTransport transport = ServerTransport.pick();
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(transport.ioHandlerFactory());
+        EventLoopGroup group = Transport.newGroup(0, "simulator");
         ChannelGroup channels = new DefaultChannelGroup("simulator", GlobalEventExecutor.INSTANCE);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
-                .channel(transport.channelType())
+                .channel(Transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<>() {
@@ -79,7 +78,7 @@ public final class SimulatorServer implements AutoCloseable {
                 });
         try {
             Channel server = bootstrap.bind(host, port).sync().channel();
-            return new SimulatorServer(group, server, channels, transport.name());
+            return new SimulatorServer(group, server, channels, Transport.name());
         } catch (InterruptedException | RuntimeException | Error e) {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
@@ -114,26 +113,20 @@ public final class SimulatorServer implements AutoCloseable {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    /**
-     * {@code --listen HOST:PORT} (default 127.0.0.1:9090), {@code --api-key K}, {@code --ttft-ms N},
-     * {@code --tps X}, {@code --output-tokens N}, {@code --fault SPEC}. Runs until SIGTERM / Ctrl-C.
-     */
-    public static void main(String[] args) {
-        String listen = "127.0.0.1:9090";
-        String apiKey = null;
-        long ttftMs = 0;
-        double tps = 0;
-        Integer outputTokens = null;
-        String fault = null;
-        SimulatorSettings settings;
-        String host;
-        int port;
-        try {
+    /** The command line of {@link #main}, parsed. */
+    record Options(String host, int port, String apiKey, SimulatorSettings settings, boolean help) {
+
+        static Options parse(String[] args) {
+            String listen = "127.0.0.1:9090";
+            String apiKey = null;
+            long ttftMs = 0;
+            double tps = 0;
+            Integer outputTokens = null;
+            String fault = null;
             for (int i = 0; i < args.length; i++) {
                 String arg = args[i];
                 if ("--help".equals(arg) || "-h".equals(arg)) {
-                    usage(System.out);
-                    return;
+                    return new Options(null, 0, null, null, true);
                 }
                 if (i + 1 >= args.length) {
                     throw new IllegalArgumentException(arg + " needs a value");
@@ -153,21 +146,42 @@ public final class SimulatorServer implements AutoCloseable {
             if (colon <= 0) {
                 throw new IllegalArgumentException("--listen needs HOST:PORT, got " + listen);
             }
-            host = listen.substring(0, colon);
+            String host = listen.substring(0, colon);
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
             }
-            port = Integer.parseInt(listen.substring(colon + 1));
-            settings = new SimulatorSettings(ttftMs, tps, outputTokens, fault);
+            int port = Integer.parseInt(listen.substring(colon + 1));
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("--listen port must be 0..65535");
+            }
+            // NumberFormatException is an IllegalArgumentException: bad numbers land in the same message path.
+            return new Options(host, port, apiKey, new SimulatorSettings(ttftMs, tps, outputTokens, fault), false);
+        }
+    }
+
+    /**
+     * {@code --listen HOST:PORT} (default 127.0.0.1:9090), {@code --api-key K}, {@code --ttft-ms N},
+     * {@code --tps X}, {@code --output-tokens N}, {@code --fault SPEC}. Prints
+     * {@code simulator listening on http://HOST:PORT} and runs until SIGTERM / Ctrl-C, when a shutdown
+     * hook closes it. Exit status 2 for a bad command line, 1 when it cannot listen.
+     */
+    public static void main(String[] args) {
+        Options options;
+        try {
+            options = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("simulator: " + e.getMessage());
             usage(System.err);
             System.exit(2);
             return;
         }
+        if (options.help()) {
+            usage(System.out);
+            return;
+        }
         SimulatorServer server;
         try {
-            server = start(host, port, settings, apiKey, null);
+            server = start(options.host(), options.port(), options.settings(), options.apiKey(), null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
@@ -177,8 +191,8 @@ public final class SimulatorServer implements AutoCloseable {
             return;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "simulator-shutdown"));
-        String shown = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-        System.out.println("simulator listening on http://" + shown + ":" + server.port());
+        String host = options.host().indexOf(':') >= 0 ? "[" + options.host() + "]" : options.host();
+        System.out.println("simulator listening on http://" + host + ":" + server.port());
         // The event loop threads are not daemons: the JVM lives until the shutdown hook closes them.
     }
 

@@ -1,0 +1,91 @@
+package io.modelgateway.core.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelgateway.core.testing.TestGateway;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** HTTP/1.1 connection behaviour over raw sockets: keep-alive, pipelining, Connection: close. */
+class ConnectionHandlingTest {
+    private static TestGateway gw;
+
+    @BeforeAll
+    static void start() throws Exception {
+        gw = TestGateway.start(TestGateway.simulatorConfig());
+    }
+
+    @AfterAll
+    static void stop() {
+        gw.close();
+    }
+
+    private static String request(String body, String extraHeaders) {
+        return "POST /api/v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Authorization: Bearer " + TestGateway.KEY + "\r\n" + extraHeaders
+                + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
+    }
+
+    @Test
+    void pipelinedRequests_getResponsesInOrderOnOneConnection() throws Exception {
+        String stream = "{\"model\":\"sim-chat\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}";
+        String plain = "{\"model\":\"sim-chat\",\"max_tokens\":2,\"messages\":[{\"role\":\"user\",\"content\":\"b\"}]}";
+        try (Socket s = new Socket("127.0.0.1", gw.port())) {
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            out.write((request(stream, "") + request(plain, "Connection: close\r\n")).getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // EOF: closed after #2
+            int first = all.indexOf("HTTP/1.1 200");
+            int second = all.indexOf("HTTP/1.1 200", first + 1);
+            assertThat(first).isZero();
+            assertThat(second).isPositive();
+            assertThat(all.substring(0, second)).contains("text/event-stream").contains("data: [DONE]");
+            assertThat(all.substring(second)).contains("\"object\":\"chat.completion\"");
+        }
+    }
+
+    @Test
+    void connectionClose_onStream_closesAfterTheLastChunk() throws Exception {
+        String stream = "{\"model\":\"sim-chat\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}";
+        try (Socket s = new Socket("127.0.0.1", gw.port())) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(request(stream, "Connection: close\r\n").getBytes(StandardCharsets.UTF_8));
+            InputStream in = s.getInputStream();
+            String all = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(all).startsWith("HTTP/1.1 200").contains("data: [DONE]").endsWith("0\r\n\r\n");
+        }
+    }
+
+    @Test
+    void keepAlive_manySequentialRequestsOnOneConnection() throws Exception {
+        String plain = "{\"model\":\"sim-chat\",\"max_tokens\":2,\"messages\":[{\"role\":\"user\",\"content\":\"b\"}]}";
+        try (Socket s = new Socket("127.0.0.1", gw.port())) {
+            s.setSoTimeout(5000);
+            for (int i = 0; i < 20; i++) {
+                s.getOutputStream().write(request(plain, "").getBytes(StandardCharsets.UTF_8));
+                String head = readHead(s.getInputStream());
+                assertThat(head).startsWith("HTTP/1.1 200");
+                int len = Integer.parseInt(head.replaceAll("(?s).*content-length: (\\d+).*", "$1"));
+                assertThat(s.getInputStream().readNBytes(len)).hasSize(len);
+            }
+        }
+    }
+
+    private static String readHead(InputStream in) throws Exception {
+        StringBuilder sb = new StringBuilder();
+        while (!sb.toString().endsWith("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0) {
+                break;
+            }
+            sb.append((char) c);
+        }
+        return sb.toString();
+    }
+}
