@@ -41,7 +41,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OfficialSdkCompatibilityTest {
-    private static final Path NODE_DIR = Path.of(System.getProperty("basedir", "."), "src", "test", "node");
+    private static final Path NODE_DIR = nodeDir();
     private static final long NPM_CI_TIMEOUT_MINUTES = 5;
     private static final long NODE_TEST_TIMEOUT_MINUTES = 3;
     private static final String UPSTREAM_KEY = "sk-upstream";
@@ -167,6 +167,13 @@ class OfficialSdkCompatibilityTest {
         if (result.exitCode() != 0) {
             fail("npm ci in " + NODE_DIR + " exited with " + result.exitCode() + ":\n" + result.output());
         }
+    }
+
+    /** Surefire sets {@code basedir} to the module; an IDE may run from the repository root instead. */
+    private static Path nodeDir() {
+        Path module = Path.of(System.getProperty("basedir", "."));
+        Path dir = module.resolve("src/test/node");
+        return Files.isDirectory(dir) ? dir : module.resolve("proxy-core/src/test/node");
     }
 
     record Result(int exitCode, String output) {
