@@ -1,0 +1,29 @@
+package io.modelgateway.codecs.translate;
+
+import io.netty.buffer.ByteBuf;
+import java.util.function.Consumer;
+
+/**
+ * Translates one upstream SSE stream into the caller's style, event by event, with a small state machine:
+ * nothing is buffered beyond what one event needs, so time to first token is unchanged. One instance per
+ * stream, confined to the exchange's event loop.
+ *
+ * <p>Ownership: input events are borrowed (the caller releases them); every buffer handed to {@code out} is
+ * a new, complete SSE event of the caller's style, owned by the consumer.
+ */
+public interface StreamTranslator {
+    /** One complete upstream event (as cut by {@code SseEventScanner}; comments and blank events included). */
+    void onEvent(ByteBuf event, Consumer<ByteBuf> out);
+
+    /**
+     * The upstream stream ended ({@code clean}: the HTTP body ended normally; false: the connection broke).
+     * Emits whatever the caller must still see: nothing after a terminal event, else the style's error event.
+     */
+    void onEnd(boolean clean, Consumer<ByteBuf> out);
+
+    /** Whether the caller's terminal event ({@code [DONE]} / {@code message_stop}) or an error event was emitted. */
+    boolean finished();
+
+    /** Token counts seen so far (final once finished). */
+    Usage usage();
+}
