@@ -386,8 +386,8 @@ public final class ConfigLoader {
             boolean encodeBase64 = m.bool("encode_base64", false);
             if (type != ModelType.EMBEDDING && (m.field("supports_dimensions") != null
                     || m.field("encode_base64") != null)) {
-                String f = m.field("supports_dimensions") != null ? "supports_dimensions" : "encode_base64";
-                throw error(m.pathOf(f), m.lineOf(f), "only for type embedding");
+                String field = m.field("supports_dimensions") != null ? "supports_dimensions" : "encode_base64";
+                throw error(m.pathOf(field), m.lineOf(field), "only for type embedding");
             }
             models.put(name, new ModelConfig(name, type, deployments, maxOutputTokens, noTemperature,
                     supportsDimensions, encodeBase64));
