@@ -8,7 +8,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The one writer of error bodies (DESIGN rule 7): OpenAI style {@code {"error":{message,type,param,code}}}
@@ -23,20 +25,7 @@ public final class ErrorBodies {
 
     /** A complete JSON error body; the caller owns (and releases or writes) the returned buffer. */
     public static ByteBuf body(ByteBufAllocator alloc, ApiStyle style, GatewayError error, String requestId) {
-        ByteBuf buf = alloc.buffer(160 + error.message().length());
-        boolean ok = false;
-        try (JsonGenerator g = JSON.createGenerator((java.io.OutputStream) new ByteBufOutputStream(buf),
-                JsonEncoding.UTF8)) {
-            writeObject(g, style, error, requestId);
-            ok = true;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
-        }
-        return buf;
+        return write(alloc, style, error, requestId, null);
     }
 
     /**
@@ -44,19 +33,24 @@ public final class ErrorBodies {
      * {@code event: error} + data for Anthropic. The stream must be closed after it, with no terminator.
      */
     public static ByteBuf streamEvent(ByteBufAllocator alloc, ApiStyle style, GatewayError error) {
+        return write(alloc, style, error, null, style == ApiStyle.ANTHROPIC ? "event: error\ndata: " : "data: ");
+    }
+
+    /** The JSON object, framed as an SSE event when {@code ssePrefix} is given. */
+    private static ByteBuf write(ByteBufAllocator alloc, ApiStyle style, GatewayError error, String requestId,
+            String ssePrefix) {
         ByteBuf buf = alloc.buffer(192 + error.message().length());
         boolean ok = false;
         try {
-            if (style == ApiStyle.ANTHROPIC) {
-                buf.writeCharSequence("event: error\ndata: ", java.nio.charset.StandardCharsets.US_ASCII);
-            } else {
-                buf.writeCharSequence("data: ", java.nio.charset.StandardCharsets.US_ASCII);
+            if (ssePrefix != null) {
+                buf.writeCharSequence(ssePrefix, StandardCharsets.US_ASCII);
             }
-            try (JsonGenerator g = JSON.createGenerator((java.io.OutputStream) new ByteBufOutputStream(buf),
-                    JsonEncoding.UTF8)) {
-                writeObject(g, style, error, null);
+            try (JsonGenerator g = JSON.createGenerator((OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
+                writeObject(g, style, error, requestId);
             }
-            buf.writeByte('\n').writeByte('\n');
+            if (ssePrefix != null) {
+                buf.writeByte('\n').writeByte('\n');
+            }
             ok = true;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

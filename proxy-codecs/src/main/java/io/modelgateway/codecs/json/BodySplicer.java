@@ -5,35 +5,87 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
-import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Comparator;
 
 /**
- * Rewrites one JSON string value of a request body without re-serialising it: the result is a composite
- * of retained slices of the original around the new bytes (DESIGN rule 2). Used for the model alias
- * (the caller's model name → the deployment's upstream name).
+ * Rewrites a request body without re-serialising it: the result is a composite of retained slices of the
+ * original around the new bytes (DESIGN rule 2). Used for the model alias (the caller's model name → the
+ * deployment's upstream name), {@code encoding_format} when the gateway encodes base64 itself, and members a
+ * model does not take (GD-19). Offsets come from {@link RequestPeek} and are relative to the reader index.
  */
 public final class BodySplicer {
+    private static final byte[] NOTHING = new byte[0];
+
+    /** Replace {@code body[start, end)} with {@code bytes}. */
+    public record Edit(int start, int end, byte[] bytes) {
+    }
+
     private BodySplicer() {
     }
 
+    /** An edit replacing a JSON string token (quotes included) with the string {@code value}. */
+    public static Edit string(int start, int end, String value) {
+        return new Edit(start, end, quote(value));
+    }
+
     /**
-     * Returns a new buffer: {@code body[0, start)} + the JSON string of {@code value} + {@code body[end, len)},
-     * offsets relative to the reader index. The body itself is neither consumed nor released; the returned
-     * buffer holds its own references and must be released (or written) by the caller.
+     * An edit removing one member of an object, {@code body[start, end)} being its name through its value,
+     * together with one adjacent comma, so the result stays valid JSON.
      */
-    public static ByteBuf replaceString(ByteBufAllocator alloc, ByteBuf body, int start, int end, String value) {
-        byte[] quoted = quote(value);
+    public static Edit removeMember(ByteBuf body, int start, int end) {
         int base = body.readerIndex();
-        CompositeByteBuf out = alloc.compositeBuffer(3);
-        if (start > 0) {
-            out.addComponent(true, body.retainedSlice(base, start));
+        int len = body.readableBytes();
+        int after = end;
+        while (after < len && isSpace(body.getByte(base + after))) {
+            after++;
         }
-        out.addComponent(true, Unpooled.wrappedBuffer(quoted));
-        int tail = body.readableBytes() - end;
+        if (after < len && body.getByte(base + after) == ',') {
+            return new Edit(start, after + 1, NOTHING); // "a":1, → through the comma
+        }
+        int before = start - 1;
+        while (before >= 0 && isSpace(body.getByte(base + before))) {
+            before--;
+        }
+        if (before >= 0 && body.getByte(base + before) == ',') {
+            return new Edit(before, end, NOTHING); // the last member: the comma before it goes
+        }
+        return new Edit(start, end, NOTHING);
+    }
+
+    /**
+     * Applies non-overlapping edits. The body is neither consumed nor released; the returned buffer holds its
+     * own references and must be released (or written) by the caller.
+     */
+    public static ByteBuf splice(ByteBufAllocator alloc, ByteBuf body, Edit... edits) {
+        Edit[] sorted = edits.clone();
+        Arrays.sort(sorted, Comparator.comparingInt(Edit::start));
+        int base = body.readerIndex();
+        CompositeByteBuf out = alloc.compositeBuffer(2 * sorted.length + 1);
+        int at = 0;
+        for (Edit e : sorted) {
+            if (e.start() < at) {
+                out.release();
+                throw new IllegalArgumentException("overlapping edits");
+            }
+            if (e.start() > at) {
+                out.addComponent(true, body.retainedSlice(base + at, e.start() - at));
+            }
+            if (e.bytes().length > 0) {
+                out.addComponent(true, Unpooled.wrappedBuffer(e.bytes()));
+            }
+            at = e.end();
+        }
+        int tail = body.readableBytes() - at;
         if (tail > 0) {
-            out.addComponent(true, body.retainedSlice(base + end, tail));
+            out.addComponent(true, body.retainedSlice(base + at, tail));
         }
         return out;
+    }
+
+    /** Shorthand for one string replacement. */
+    public static ByteBuf replaceString(ByteBufAllocator alloc, ByteBuf body, int start, int end, String value) {
+        return splice(alloc, body, string(start, end, value));
     }
 
     /** The JSON string literal of {@code value}, quotes included. */
@@ -46,8 +98,7 @@ public final class BodySplicer {
         return out;
     }
 
-    /** Convenience for tests and logs. */
-    public static String toString(ByteBuf buf) {
-        return buf.toString(StandardCharsets.UTF_8);
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
     }
 }

@@ -49,6 +49,14 @@ public final class RequestPeek {
     private int encodingFormatStart = -1;
     private int encodingFormatEnd = -1;
     private int dimensions = -1;
+    private boolean hasTemperature;
+    private int temperatureStart = -1;
+    private int temperatureEnd = -1;
+    /** Offset of the current member's name token (its opening quote), set for every top-level field. */
+    private int memberStart;
+    private boolean sawMessages;
+    private boolean sawInput;
+    private boolean systemRoleAllowed;
     private GatewayError error;
 
     // ---- parse state ----
@@ -115,6 +123,23 @@ public final class RequestPeek {
         return encodingFormatEnd;
     }
 
+    /**
+     * Chat only: offsets of the whole {@code "temperature": value} member (name token to the end of the value),
+     * -1 when absent; what GD-19 removes for models that take no temperature.
+     */
+    public int temperatureMemberStart() {
+        return temperatureStart;
+    }
+
+    public int temperatureMemberEnd() {
+        return temperatureEnd;
+    }
+
+    /** Whether the request sets {@code temperature} (GD-19 needs to know). */
+    public boolean hasTemperature() {
+        return hasTemperature;
+    }
+
     public int dimensions() {
         return dimensions;
     }
@@ -169,33 +194,7 @@ public final class RequestPeek {
     // ---------------------------------------------------------------- endpoints
 
     private void chat() throws IOException {
-        boolean sawMessages = false;
-        JsonToken t;
-        while ((t = next()) == JsonToken.FIELD_NAME && error == null) {
-            String name = parser.currentName();
-            JsonToken v = next();
-            if (v == JsonToken.VALUE_NULL) {
-                continue; // an optional field sent as null is absent (1.3)
-            }
-            switch (name) {
-                case "model" -> readModel(v);
-                case "messages" -> {
-                    sawMessages = true;
-                    readMessages(v, false, true);
-                }
-                case "stream" -> stream = readBoolean(v, "stream");
-                case "stream_options" -> readStreamOptions(v);
-                case "max_tokens" -> maxTokens = readPositiveInt(v, "max_tokens");
-                case "max_completion_tokens" -> maxCompletionTokens = readPositiveInt(v, "max_completion_tokens");
-                case "n" -> n = readPositiveInt(v, "n");
-                case "temperature" -> readRange(v, "temperature", 0, 2);
-                case "top_p" -> readRange(v, "top_p", 0, 1);
-                case "presence_penalty" -> readRange(v, "presence_penalty", -2, 2);
-                case "frequency_penalty" -> readRange(v, "frequency_penalty", -2, 2);
-                case "stop" -> readStop(v);
-                default -> skip(v);
-            }
-        }
+        readTopLevel(this::chatField);
         if (error != null) {
             return;
         }
@@ -207,30 +206,35 @@ public final class RequestPeek {
         }
     }
 
-    private void messages(boolean systemRoleAllowed) throws IOException {
-        boolean sawMessages = false;
-        JsonToken t;
-        while ((t = next()) == JsonToken.FIELD_NAME && error == null) {
-            String name = parser.currentName();
-            JsonToken v = next();
-            if (v == JsonToken.VALUE_NULL) {
-                continue;
+    private void chatField(String name, JsonToken v) throws IOException {
+        switch (name) {
+            case "model" -> readModel(v);
+            case "messages" -> {
+                sawMessages = true;
+                readMessages(v, false, true);
             }
-            switch (name) {
-                case "model" -> readModel(v);
-                case "messages" -> {
-                    sawMessages = true;
-                    readMessages(v, true, systemRoleAllowed);
-                }
-                case "max_tokens" -> maxTokens = readPositiveInt(v, "max_tokens");
-                case "stream" -> stream = readBoolean(v, "stream");
-                case "temperature" -> readRange(v, "temperature", 0, 1);
-                case "top_p" -> readRange(v, "top_p", 0, 1);
-                case "thinking" -> readThinking(v);
-                case "stop_sequences" -> readStopSequences(v);
-                default -> skip(v);
+            case "stream" -> stream = readBoolean(v, "stream");
+            case "stream_options" -> readStreamOptions(v);
+            case "max_tokens" -> maxTokens = readPositiveInt(v, "max_tokens");
+            case "max_completion_tokens" -> maxCompletionTokens = readPositiveInt(v, "max_completion_tokens");
+            case "n" -> n = readPositiveInt(v, "n");
+            case "temperature" -> {
+                hasTemperature = true;
+                temperatureStart = memberStart;
+                readRange(v, "temperature", 0, 2);
+                temperatureEnd = (int) parser.currentLocation().getByteOffset();
             }
+            case "top_p" -> readRange(v, "top_p", 0, 1);
+            case "presence_penalty" -> readRange(v, "presence_penalty", -2, 2);
+            case "frequency_penalty" -> readRange(v, "frequency_penalty", -2, 2);
+            case "stop" -> readStop(v);
+            default -> skip(v);
         }
+    }
+
+    private void messages(boolean systemRoleAllowed) throws IOException {
+        this.systemRoleAllowed = systemRoleAllowed;
+        readTopLevel(this::messagesField);
         if (error != null) {
             return;
         }
@@ -244,40 +248,55 @@ public final class RequestPeek {
         }
     }
 
-    private void embeddings() throws IOException {
-        boolean sawInput = false;
-        JsonToken t;
-        while ((t = next()) == JsonToken.FIELD_NAME && error == null) {
-            String name = parser.currentName();
-            JsonToken v = next();
-            if (v == JsonToken.VALUE_NULL) {
-                continue;
+    private void messagesField(String name, JsonToken v) throws IOException {
+        switch (name) {
+            case "model" -> readModel(v);
+            case "messages" -> {
+                sawMessages = true;
+                readMessages(v, true, systemRoleAllowed);
             }
-            switch (name) {
-                case "model" -> readModel(v);
-                case "input" -> {
-                    sawInput = true;
-                    readEmbeddingInput(v);
-                }
-                case "encoding_format" -> {
-                    if (v != JsonToken.VALUE_STRING) {
-                        invalidType("encoding_format", "a string", v);
-                    } else {
-                        encodingFormat = parser.getText();
-                        encodingFormatStart = stringTokenStart();
-                        encodingFormatEnd = (int) parser.currentLocation().getByteOffset();
-                        if (!encodingFormat.equals("float") && !encodingFormat.equals("base64")) {
-                            fail(GatewayError.invalid("Invalid value for 'encoding_format': expected 'float' or "
-                                    + "'base64'.", "encoding_format", "invalid_value"));
-                        }
-                    }
-                }
-                case "dimensions" -> dimensions = readPositiveInt(v, "dimensions");
-                default -> skip(v);
+            case "max_tokens" -> maxTokens = readPositiveInt(v, "max_tokens");
+            case "stream" -> stream = readBoolean(v, "stream");
+            case "temperature" -> {
+                hasTemperature = true;
+                readRange(v, "temperature", 0, 1);
             }
+            case "top_p" -> readRange(v, "top_p", 0, 1);
+            case "thinking" -> readThinking(v);
+            case "stop_sequences" -> readStopSequences(v);
+            default -> skip(v);
         }
+    }
+
+    private void embeddings() throws IOException {
+        readTopLevel(this::embeddingsField);
         if (error == null && !sawInput) {
             missing("input");
+        }
+    }
+
+    private void embeddingsField(String name, JsonToken v) throws IOException {
+        switch (name) {
+            case "model" -> readModel(v);
+            case "input" -> {
+                sawInput = true;
+                readEmbeddingInput(v);
+            }
+            case "encoding_format" -> {
+                if (v != JsonToken.VALUE_STRING) {
+                    invalidType("encoding_format", "a string", v);
+                } else {
+                    encodingFormat = parser.getText();
+                    encodingFormatStart = stringTokenStart();
+                    encodingFormatEnd = (int) parser.currentLocation().getByteOffset();
+                    if (!encodingFormat.equals("float") && !encodingFormat.equals("base64")) {
+                        fail(GatewayError.invalid("Invalid value for 'encoding_format': expected 'float' or "
+                                + "'base64'.", "encoding_format", "invalid_value"));
+                    }
+                }
+            }
+            case "dimensions" -> dimensions = readPositiveInt(v, "dimensions");
+            default -> skip(v);
         }
     }
 
@@ -286,6 +305,24 @@ public final class RequestPeek {
             missing("model");
         } else if (model.isEmpty()) {
             fail(GatewayError.invalid("Invalid value for 'model': must not be empty.", "model", "invalid_value"));
+        }
+    }
+
+    /** Reads one top-level member whose value starts with token {@code v} (never null: null means absent). */
+    @FunctionalInterface
+    private interface FieldReader {
+        void read(String name, JsonToken v) throws IOException;
+    }
+
+    /** Visits every top-level member until the object ends or a field fails validation. */
+    private void readTopLevel(FieldReader reader) throws IOException {
+        while (next() == JsonToken.FIELD_NAME && error == null) {
+            String name = parser.currentName();
+            memberStart = stringTokenStart();
+            JsonToken v = next();
+            if (v != JsonToken.VALUE_NULL) { // an optional field sent as null is absent (1.3)
+                reader.read(name, v);
+            }
         }
     }
 

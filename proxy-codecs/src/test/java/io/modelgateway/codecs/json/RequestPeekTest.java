@@ -153,6 +153,28 @@ class RequestPeekTest {
         assertThat(peek(Endpoint.MESSAGES, body).error().param()).isEqualTo("thinking.budget_tokens");
     }
 
+    @Test
+    void removeMember_temperatureAnywhere_leavesValidJsonWithoutIt() throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        String[] bodies = {
+            "{\"temperature\": 0.5, \"model\":\"m\",\"messages\":[{\"role\":\"user\"}]}",
+            "{\"model\":\"m\",\"temperature\":1,\"messages\":[{\"role\":\"user\"}]}",
+            "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"}] , \"temperature\" : 2 }",
+            "{\"temperature\":0.1,\"model\":\"m\",\"messages\":[{\"role\":\"user\"}]}"};
+        for (String body : bodies) {
+            ByteBuf in = wrap(body);
+            RequestPeek p = RequestPeek.peek(Endpoint.CHAT_COMPLETIONS, in, false);
+            assertThat(p.hasTemperature()).isTrue();
+            ByteBuf out = BodySplicer.splice(ByteBufAllocator.DEFAULT, in,
+                    BodySplicer.removeMember(in, p.temperatureMemberStart(), p.temperatureMemberEnd()),
+                    BodySplicer.string(p.modelStart(), p.modelEnd(), "up"));
+            com.fasterxml.jackson.databind.JsonNode tree = mapper.readTree(out.toString(StandardCharsets.UTF_8));
+            assertThat(tree.has("temperature")).as(body).isFalse();
+            assertThat(tree.path("model").asText()).isEqualTo("up");
+            out.release();
+        }
+    }
+
     private static RequestPeek peek(Endpoint e, String body) {
         return RequestPeek.peek(e, wrap(body), false);
     }

@@ -6,6 +6,10 @@ import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.BodySplicer;
 import io.modelgateway.codecs.json.RequestPeek;
+import io.modelgateway.codecs.translate.EmbeddingsBase64;
+import io.modelgateway.codecs.translate.ResponseTranslator;
+import io.modelgateway.codecs.translate.TranslatedRequest;
+import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.ModelConfig;
@@ -25,6 +29,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -129,6 +134,14 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
                     : "The model `" + model.name() + "` is an embedding model and cannot be used on this endpoint.",
                     "model", "unsupported_model"));
         }
+        if (endpoint == Endpoint.MESSAGES && model.noTemperature() && peek.hasTemperature()) {
+            return respond(request, GatewayError.invalid("temperature: the model `" + model.name()
+                    + "` does not support temperature.", "temperature", "unsupported_parameter")); // GD-19
+        }
+        if (wantsEmbedding && peek.dimensions() > 0 && !model.supportsDimensions()) {
+            return respond(request, GatewayError.invalid("The model `" + model.name() + "` does not support "
+                    + "'dimensions'.", "dimensions", "unsupported_parameter"));
+        }
         DeploymentConfig deployment = pick(model.deployments());
         ProviderConfig provider = deployment.provider();
         Runnable onDone = this::exchangeDone;
@@ -137,15 +150,33 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
                     onDone);
         }
         if (provider.type().style() != endpoint.style()) {
-            return respond(request, GatewayError.invalid("The model `" + model.name() + "` is served by a provider "
-                    + "that speaks the other API style, and translation between styles is not available yet.",
-                    "model", "unsupported_model"));
+            TranslatedRequest translated;
+            try {
+                translated = Translations.request(ctx.alloc(), request, model, deployment);
+            } catch (TranslationException e) {
+                return respond(request, e.error());
+            }
+            return new ProxyExchange(ctx, request, provider, gateway.pools(), translated.body(),
+                    translated.response(), onDone);
         }
-        ByteBuf body = deployment.upstreamModel().equals(peek.model())
+        ResponseTranslator translator = null;
+        List<BodySplicer.Edit> edits = new ArrayList<>(3);
+        if (!deployment.upstreamModel().equals(peek.model())) {
+            edits.add(BodySplicer.string(peek.modelStart(), peek.modelEnd(), deployment.upstreamModel()));
+        }
+        if (wantsEmbedding && model.encodeBase64() && "base64".equals(peek.encodingFormat())) {
+            // The provider only returns floats: ask for floats, encode base64 on the way back.
+            edits.add(BodySplicer.string(peek.encodingFormatStart(), peek.encodingFormatEnd(), "float"));
+            translator = new EmbeddingsBase64();
+        }
+        if (endpoint == Endpoint.CHAT_COMPLETIONS && model.noTemperature() && peek.hasTemperature()) {
+            edits.add(BodySplicer.removeMember(request.body(), peek.temperatureMemberStart(),
+                    peek.temperatureMemberEnd())); // GD-19: dropped silently on chat
+        }
+        ByteBuf body = edits.isEmpty()
                 ? request.body().retainedDuplicate()
-                : BodySplicer.replaceString(ctx.alloc(), request.body(), peek.modelStart(), peek.modelEnd(),
-                        deployment.upstreamModel());
-        return new ProxyExchange(ctx, request, provider, gateway.pools(), body, onDone);
+                : BodySplicer.splice(ctx.alloc(), request.body(), edits.toArray(BodySplicer.Edit[]::new));
+        return new ProxyExchange(ctx, request, provider, gateway.pools(), body, translator, onDone);
     }
 
     private static DeploymentConfig pick(List<DeploymentConfig> deployments) {

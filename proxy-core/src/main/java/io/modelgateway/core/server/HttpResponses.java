@@ -73,9 +73,18 @@ public final class HttpResponses {
      */
     public static ChannelFuture sendError(ChannelHandlerContext ctx, ApiStyle style, GatewayError error,
             String requestId, boolean keepAlive) {
+        return sendError(ctx, style, error, requestId, keepAlive, null);
+    }
+
+    /** As above, passing on an upstream's {@code Retry-After} (seconds or an HTTP date; null for none). */
+    public static ChannelFuture sendError(ChannelHandlerContext ctx, ApiStyle style, GatewayError error,
+            String requestId, boolean keepAlive, String retryAfter) {
         ByteBuf body = ErrorBodies.body(ctx.alloc(), style, error, requestId);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.valueOf(error.kind().status(style)), body);
+        if (retryAfter != null) {
+            response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
+        }
         ensureRetryHeaders(response.headers(), response.status().code());
         return send(ctx, response, requestId, keepAlive);
     }

@@ -44,6 +44,7 @@ final class SimulatedResponseWriter {
     private final boolean keepAlive;
     private final Runnable onDone;
     private final Consumer<HttpHeaders> decorator;
+    private final Runnable onCut;
 
     private int next;
     private boolean delayElapsed;
@@ -53,20 +54,23 @@ final class SimulatedResponseWriter {
     private ChannelFuture lastWrite;
 
     SimulatedResponseWriter(ChannelHandlerContext ctx, SimulatedResponse response, boolean keepAlive, Runnable onDone) {
-        this(ctx, response, keepAlive, onDone, null);
+        this(ctx, response, keepAlive, onDone, null, null);
     }
 
     /**
      * @param decorator null, or adjusts the response headers last (the gateway's in-process provider puts its
      *                  own request id and retry headers there)
+     * @param onCut     null to close the connection where the response is cut (a standalone upstream dying);
+     *                  else called instead, after the events before the cut were written
      */
     SimulatedResponseWriter(ChannelHandlerContext ctx, SimulatedResponse response, boolean keepAlive, Runnable onDone,
-            Consumer<HttpHeaders> decorator) {
+            Consumer<HttpHeaders> decorator, Runnable onCut) {
         this.ctx = ctx;
         this.response = response;
         this.keepAlive = keepAlive;
         this.onDone = onDone;
         this.decorator = decorator;
+        this.onCut = onCut;
     }
 
     void start() {
@@ -158,7 +162,9 @@ final class SimulatedResponseWriter {
         if (stopped()) {
             return;
         }
-        if (response.cutAtEnd()) {
+        if (response.cutAtEnd() && onCut != null) {
+            onCut.run();
+        } else if (response.cutAtEnd()) {
             // Close once what was promised went out: the client reads k events, then EOF mid-body.
             lastWrite.addListener(ChannelFutureListener.CLOSE);
         } else {

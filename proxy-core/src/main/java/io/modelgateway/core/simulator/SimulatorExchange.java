@@ -1,14 +1,18 @@
 package io.modelgateway.core.simulator;
 
+import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.json.BodySplicer;
 import io.modelgateway.codecs.json.RequestPeek;
 import io.modelgateway.core.server.GatewayRequest;
 import io.modelgateway.core.server.HttpResponses;
 import io.modelgateway.core.upstream.Exchange;
+import io.modelgateway.core.upstream.UpstreamFailures;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.LastHttpContent;
 
 /**
  * An exchange answered by the in-process simulator (provider type {@code simulator}): the engine computes
@@ -40,10 +44,29 @@ public final class SimulatorExchange implements Exchange {
     public void start() {
         byte[] body = requestBytes();
         SimulatedResponse response = engine.answer(request.endpoint(), body, 0, body.length, request.headers()::get);
+        if (response.cutAtEnd() && (response.events() == null || response.events().isEmpty())) {
+            // The simulated provider dies before its first byte: the caller sees what any upstream lost
+            // before answering produces (GD-24), not a dropped connection.
+            HttpResponses.sendError(ctx, request.style(), UpstreamFailures.LOST_BEFORE_ANSWER, request.requestId(), request.keepAlive());
+            finish();
+            return;
+        }
         writer = new SimulatedResponseWriter(ctx, response, request.keepAlive(), this::finish,
-                h -> decorate(h, response));
+                h -> decorate(h, response), this::cutMidStream);
         writer.start();
     }
+
+    /**
+     * The simulated provider dies mid-stream. The gateway itself is fine, so the caller gets what an upstream
+     * lost mid-stream produces: the style's error event and a properly ended response, no terminator (GD-10).
+     */
+    private void cutMidStream() {
+        ByteBuf event = ErrorBodies.streamEvent(ctx.alloc(), request.style(), UpstreamFailures.LOST_MID_STREAM);
+        ctx.write(new DefaultHttpContent(event));
+        ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        finish();
+    }
+
 
     /** The body the simulator sees: the caller's, with the deployment's model name when it differs (GD-17). */
     private byte[] requestBytes() {

@@ -10,6 +10,13 @@ import io.modelgateway.core.server.GatewayRequest;
 import io.modelgateway.core.server.HttpResponses;
 import io.modelgateway.core.server.PipelineNames;
 import io.modelgateway.codecs.sse.SseEventScanner;
+import io.modelgateway.codecs.translate.ErrorTranslator;
+import io.modelgateway.codecs.translate.ResponseTranslator;
+import io.modelgateway.codecs.translate.StreamTranslator;
+import io.modelgateway.codecs.translate.TranslationException;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -56,18 +63,32 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private static final AsciiString ANTHROPIC_BETA = AsciiString.cached("anthropic-beta");
     private static final String USER_AGENT = "model-gateway/0.1";
 
-    private enum Mode { WAITING, RELAY, STREAM, DISCARD }
+    /**
+     * WAITING for the head; RELAY the upstream's body as it is; STREAM its events (spliced, or translated);
+     * COLLECT a body to translate as a whole (a translated answer, or a cross-style error); DISCARD a body
+     * the caller must not see (our provider credentials refused).
+     */
+    private enum Mode { WAITING, RELAY, STREAM, COLLECT, DISCARD }
+
+    /** Largest upstream body collected for translation (answers and errors; embeddings may be large). */
+    private static final int MAX_COLLECTED_BYTES = 64 * 1024 * 1024;
 
     private final ChannelHandlerContext ctx;
     private final GatewayRequest request;
     private final ProviderConfig provider;
     private final UpstreamPools pools;
     private final Runnable onDone;
+    /** Null for a same-style pass-through; else translates the answer into the caller's style. */
+    private final ResponseTranslator translator;
+    private StreamTranslator streamTranslator;
+    private CompositeByteBuf collected;
     private ByteBuf upstreamBody;
     private Channel upstream;
     private SseEventScanner scanner;
     private Mode mode = Mode.WAITING;
     private HttpResponseStatus upstreamStatus;
+    /** The upstream's Retry-After (seconds), kept for errors re-expressed in the caller's style; null if none. */
+    private String upstreamRetryAfter;
     private boolean headSent;
     private boolean upstreamKeepAlive;
     private boolean retried;
@@ -75,15 +96,17 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     /**
      * @param upstreamBody the body to send (the exchange takes ownership)
+     * @param translator   null for pass-through; else how the answer is translated to the caller's style
      * @param onDone       run once when the client response is complete or abandoned
      */
     public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
-            UpstreamPools pools, ByteBuf upstreamBody, Runnable onDone) {
+            UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, Runnable onDone) {
         this.ctx = ctx;
         this.request = request;
         this.provider = provider;
         this.pools = pools;
         this.upstreamBody = upstreamBody;
+        this.translator = translator;
         this.onDone = onDone;
     }
 
@@ -132,7 +155,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (basePath.endsWith("/")) {
             basePath = basePath.substring(0, basePath.length() - 1);
         }
-        Endpoint endpoint = request.endpoint();
+        Endpoint endpoint = upstreamEndpoint();
         FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
                 basePath + endpoint.upstreamSuffix(), upstreamBody.retainedDuplicate());
         HttpHeaders h = out.headers();
@@ -172,6 +195,20 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         return out;
     }
 
+    /** The upstream's endpoint: the caller's, or the other style's chat endpoint when translating. */
+    private Endpoint upstreamEndpoint() {
+        Endpoint caller = request.endpoint();
+        ApiStyle upstreamStyle = provider.type().style();
+        if (caller == Endpoint.EMBEDDINGS || upstreamStyle == caller.style()) {
+            return caller;
+        }
+        return upstreamStyle == ApiStyle.ANTHROPIC ? Endpoint.MESSAGES : Endpoint.CHAT_COMPLETIONS;
+    }
+
+    private boolean crossStyle() {
+        return provider.type().style() != request.style();
+    }
+
     // ------------------------------------------------------------------ upstream side
 
     @Override
@@ -195,6 +232,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private void onHead(HttpResponse response) {
         upstreamStatus = response.status();
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
+        upstreamRetryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
         int code = upstreamStatus.code();
         if (code == 100) {
             return;
@@ -206,11 +244,19 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             mode = Mode.DISCARD;
             return;
         }
-        if (code >= 200 && code < 300 && contentType != null
-                && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
+        boolean ok = code >= 200 && code < 300;
+        if (ok && contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
             scanner = new SseEventScanner(ctx.alloc());
+            if (translator != null) {
+                streamTranslator = translator.newStream(ctx.alloc());
+            }
             return; // the head goes out with the first event (GD-24)
+        }
+        if ((ok && translator != null) || (!ok && crossStyle())) {
+            mode = Mode.COLLECT; // answered once the whole body is in
+            collected = ctx.alloc().compositeBuffer(64);
+            return;
         }
         mode = Mode.RELAY;
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, upstreamStatus);
@@ -245,17 +291,38 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 }
             }
             case STREAM -> {
-                scanner.feed(content.content(), this::writeEvent);
+                scanner.feed(content.content(), streamTranslator == null ? this::writeEvent : this::translateEvent);
                 if (last) {
                     ByteBuf rest = scanner.drainRemainder();
                     if (rest != null) {
-                        writeEvent(rest);
+                        if (streamTranslator == null) {
+                            writeEvent(rest);
+                        } else {
+                            translateEvent(rest);
+                        }
+                    }
+                    if (streamTranslator != null) {
+                        streamTranslator.onEnd(true, this::writeEvent);
                     }
                     if (!headSent) {
                         sendStreamHead(); // an empty stream still gets a well-formed response
                     }
                     ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
                     finish(true);
+                }
+            }
+            case COLLECT -> {
+                ByteBuf c = content.content();
+                if (c.isReadable()) {
+                    if (collected.readableBytes() + c.readableBytes() > MAX_COLLECTED_BYTES) {
+                        failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR,
+                                "The upstream provider's answer is too large to translate.", null, null));
+                        return;
+                    }
+                    collected.addComponent(true, c.retain());
+                }
+                if (last) {
+                    answerCollected();
                 }
             }
             case DISCARD -> {
@@ -267,6 +334,48 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             case WAITING -> {
                 // content before a head cannot happen with HttpClientCodec; drop it
             }
+        }
+    }
+
+    /** One upstream event through the stream translator; its outputs go to the client one by one. */
+    private void translateEvent(ByteBuf event) {
+        try {
+            streamTranslator.onEvent(event, this::writeEvent);
+        } finally {
+            event.release();
+        }
+    }
+
+    /** A complete collected body: a translated answer, or an upstream error re-expressed in the caller's style. */
+    private void answerCollected() {
+        ByteBuf body = collected;
+        collected = null;
+        try {
+            int code = upstreamStatus.code();
+            if (code >= 200 && code < 300) {
+                ByteBuf out;
+                try {
+                    out = translator.translate(ctx.alloc(), body);
+                } catch (TranslationException e) {
+                    failBeforeHead(e.error());
+                    return;
+                }
+                FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, out);
+                response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
+                response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
+                HttpResponses.requestId(response.headers(), request.requestId());
+                HttpUtil.setKeepAlive(response, request.keepAlive());
+                headSent = true;
+                ctx.writeAndFlush(response);
+                finish(true);
+            } else {
+                GatewayError error = ErrorTranslator.fromUpstream(provider.type().style(), code, body, request.style());
+                HttpResponses.sendError(ctx, request.style(), error, request.requestId(), request.keepAlive(),
+                        upstreamRetryAfter);
+                finish(true);
+            }
+        } finally {
+            body.release();
         }
     }
 
@@ -316,8 +425,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
         upstream = null;
         if (!headSent) {
-            failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR,
-                    "The upstream provider closed the connection before the response was complete.", null, null));
+            failBeforeHead(UpstreamFailures.LOST_BEFORE_ANSWER);
         } else if (mode == Mode.STREAM) {
             // GD-10: the style's error event and no terminator ([DONE] / message_stop). The HTTP response
             // itself ends properly, so clients see a readable stream that carries the error, and the client
@@ -326,9 +434,12 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             if (rest != null) {
                 rest.release(); // half an event is no event: never hand a client a torn frame
             }
-            ByteBuf event = ErrorBodies.streamEvent(ctx.alloc(), request.style(), new GatewayError(
-                    ErrorKind.UPSTREAM_ERROR, "Upstream connection lost", null, null));
-            ctx.write(new DefaultHttpContent(event));
+            if (streamTranslator != null) {
+                streamTranslator.onEnd(false, this::writeEvent);
+            } else {
+                ByteBuf event = ErrorBodies.streamEvent(ctx.alloc(), request.style(), UpstreamFailures.LOST_MID_STREAM);
+                ctx.write(new DefaultHttpContent(event));
+            }
             ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
             finish(false);
         } else {
@@ -379,6 +490,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         done = true;
         if (scanner != null) {
             scanner.release();
+        }
+        if (collected != null) {
+            collected.release();
+            collected = null;
         }
         if (upstreamBody != null) {
             upstreamBody.release();

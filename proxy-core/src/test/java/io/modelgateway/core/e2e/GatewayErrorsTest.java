@@ -196,9 +196,10 @@ class GatewayErrorsTest {
     }
 
     @Test
-    void crossStyleModel_is400UntilTranslationExists() throws Exception {
-        assertOpenAi(gw.call(CHAT, CHAT_BODY.replace("sim-chat", "other-style")), 400, "invalid_request_error",
-                "unsupported_model");
+    void dimensionsOnAModelWithoutThem_is400() throws Exception {
+        JsonNode b = assertOpenAi(gw.call(EMBEDDINGS, "{\"model\":\"sim-embed-fixed\",\"input\":\"x\",\"dimensions\":8}"),
+                400, "invalid_request_error", "unsupported_parameter");
+        assertThat(b.at("/error/param").asText()).isEqualTo("dimensions");
     }
 
     @Test

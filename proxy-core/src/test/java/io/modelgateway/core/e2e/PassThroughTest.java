@@ -52,6 +52,12 @@ class PassThroughTest {
                     deployments: [{provider: up-openai, model: gpt-x}]
                   up-claude:
                     deployments: [{provider: up-anthropic}]
+                  no-temp:
+                    no_temperature: true
+                    deployments: [{provider: up-openai, model: o-model}]
+                  no-temp-claude:
+                    no_temperature: true
+                    deployments: [{provider: up-anthropic}]
                 %s
                 """.formatted(up.baseUrl(), up.baseUrl(), extra);
     }
@@ -84,6 +90,20 @@ class PassThroughTest {
                     .containsEntry("x-extra", "yes").containsEntry("x-sim-fault", "delay_ms=1")
                     .doesNotContainKey("x-other").doesNotContainKey("x-api-key");
             assertThat(got.headers().toString()).doesNotContain(TestGateway.KEY);
+        }
+    }
+
+    @Test
+    void noTemperatureModel_chatDropsItSilently_messagesRefusesIt() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.json(200, "{}"));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(CHAT, "{\"model\":\"no-temp\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"temperature\":0.3}");
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(up.received.get(0).body()).isEqualTo("{\"model\":\"o-model\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+            r = gw.call(MESSAGES, "{\"model\":\"no-temp-claude\",\"max_tokens\":5,\"temperature\":0.3,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("temperature");
+            assertThat(up.received).hasSize(1);
         }
     }
 
@@ -151,6 +171,39 @@ class PassThroughTest {
             assertThat(in.read(first)).isPositive();
             in.close(); // the client goes away mid-stream
             Eventually.until(Duration.ofSeconds(3), () -> up.closed.get() == 1);
+        }
+    }
+
+    @Test
+    void slowReadingClient_pausesTheUpstream_andStillGetsEveryByte() throws Exception {
+        String event = "data: {\"choices\":[{\"delta\":{\"content\":\"" + "x".repeat(65_000) + "\"}}]}\n\n";
+        String[] flood = new String[200]; // about 13 MB, written by the upstream as fast as it can
+        java.util.Arrays.fill(flood, event);
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(0, flood));
+                TestGateway gw = TestGateway.start(config(up, ""));
+                java.net.Socket client = new java.net.Socket("127.0.0.1", gw.port())) {
+            client.setReceiveBufferSize(16 * 1024);
+            String body = STREAM_BODY;
+            client.getOutputStream().write(("POST " + CHAT + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TestGateway.KEY
+                    + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                    .getBytes(StandardCharsets.US_ASCII));
+            // The client reads nothing: the gateway must stop reading from the upstream, whose writes then back up.
+            Eventually.until(Duration.ofSeconds(10), () -> up.sawBackpressure);
+            client.setSoTimeout(10_000);
+            InputStream in = client.getInputStream();
+            long total = 0;
+            byte[] buf = new byte[1 << 16];
+            String tailSeen = "";
+            while (!tailSeen.endsWith("0\r\n\r\n")) {
+                int n = in.read(buf);
+                if (n < 0) {
+                    break;
+                }
+                total += n;
+                tailSeen = (tailSeen + new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+                tailSeen = tailSeen.substring(Math.max(0, tailSeen.length() - 16));
+            }
+            assertThat(total).isGreaterThan(200L * event.length());
         }
     }
 

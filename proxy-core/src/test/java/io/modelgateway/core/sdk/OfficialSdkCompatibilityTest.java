@@ -71,6 +71,8 @@ class OfficialSdkCompatibilityTest {
                   oa-chat: {deployments: [{provider: sim-openai, model: sim-chat-1}]}
                   oa-embed: {type: embedding, deployments: [{provider: sim-openai, model: sim-embed-1}]}
                   an-chat: {deployments: [{provider: sim-anthropic, model: sim-claude-1}]}
+                  cross-claude: {deployments: [{provider: sim-anthropic, model: sim-claude-x}]}
+                  cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models));
     }
@@ -106,6 +108,13 @@ class OfficialSdkCompatibilityTest {
         runNodeTests("anthropic-v1.test.mjs", 40);
     }
 
+    @Test
+    @Order(5)
+    void crossStyle_openaiSdkOnAnthropicProvider_anthropicSdkOnOpenAiProvider_allPass() throws Exception {
+        // 7 openai SDK tests on cross-claude + 8 Anthropic SDK tests on cross-gpt.
+        runNodeTests("cross-style.test.mjs", 15);
+    }
+
     /** What reached the provider: its own key in place of the caller's, and the caller's version date (GD-2). */
     @Test
     @Order(4)
@@ -136,6 +145,8 @@ class OfficialSdkCompatibilityTest {
         env.put("GATEWAY_CHAT_MODELS", "sim-chat,oa-chat");
         env.put("GATEWAY_EMBED_MODELS", "sim-embed,oa-embed");
         env.put("GATEWAY_MESSAGES_MODELS", "sim-chat,an-chat");
+        env.put("GATEWAY_CROSS_CHAT_MODEL", "cross-claude");
+        env.put("GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt");
         env.put("NO_COLOR", "1");
         Result result = run(pb, NODE_TEST_TIMEOUT_MINUTES);
         if (result.exitCode() != 0) {

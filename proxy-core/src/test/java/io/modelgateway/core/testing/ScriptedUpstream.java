@@ -69,6 +69,8 @@ public final class ScriptedUpstream implements AutoCloseable {
     public final List<Received> received = new CopyOnWriteArrayList<>();
     public final AtomicInteger connections = new AtomicInteger();
     public final AtomicInteger closed = new AtomicInteger();
+    /** Set when a write found the connection unwritable: the gateway stopped reading (backpressure). */
+    public volatile boolean sawBackpressure;
 
     public ScriptedUpstream(Function<Received, Script> scripts) throws InterruptedException {
         this.scripts = scripts;
@@ -126,6 +128,9 @@ public final class ScriptedUpstream implements AutoCloseable {
                 return;
             }
             ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(s.pieces().get(i))));
+            if (!ctx.channel().isWritable()) {
+                sawBackpressure = true;
+            }
             if (s.delayMs() > 0) {
                 ctx.executor().schedule(() -> writePiece(ctx, s, i + 1), s.delayMs(), TimeUnit.MILLISECONDS);
             } else {

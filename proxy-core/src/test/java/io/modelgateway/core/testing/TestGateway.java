@@ -53,6 +53,10 @@ public final class TestGateway implements AutoCloseable {
                     deployments: [{provider: sim, model: sim-chat-1}]
                   sim-embed:
                     type: embedding
+                    supports_dimensions: true
+                    deployments: [{provider: sim, model: sim-embed-1}]
+                  sim-embed-fixed:
+                    type: embedding
                     deployments: [{provider: sim, model: sim-embed-1}]
                 %s
                 """.formatted(sha256Hex("sk-limited"), extraProviders, extraModels);

@@ -1,0 +1,35 @@
+package io.modelgateway.core.route;
+
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.translate.ChatToAnthropicOptions;
+import io.modelgateway.codecs.translate.ChatToAnthropicRequest;
+import io.modelgateway.codecs.translate.MessagesToChatOptions;
+import io.modelgateway.codecs.translate.MessagesToChatRequest;
+import io.modelgateway.codecs.translate.TranslatedRequest;
+import io.modelgateway.codecs.translate.TranslationException;
+import io.modelgateway.core.config.DeploymentConfig;
+import io.modelgateway.core.config.ModelConfig;
+import io.modelgateway.core.server.GatewayRequest;
+import io.netty.buffer.ByteBufAllocator;
+
+/** Builds the upstream request when the provider speaks the other style (API-CONTRACT 8). */
+final class Translations {
+    private Translations() {
+    }
+
+    static TranslatedRequest request(ByteBufAllocator alloc, GatewayRequest request, ModelConfig model, DeploymentConfig deployment) throws TranslationException {
+        Endpoint endpoint = request.endpoint();
+        if (endpoint == Endpoint.CHAT_COMPLETIONS) {
+            return ChatToAnthropicRequest.translate(alloc, request.body(), new ChatToAnthropicOptions(
+                    deployment.upstreamModel(), model.maxOutputTokens(), model.noTemperature()));
+        }
+        if (endpoint == Endpoint.MESSAGES) {
+            return MessagesToChatRequest.translate(alloc, request.body(), new MessagesToChatOptions(
+                    deployment.upstreamModel(), "max_completion_tokens".equals(deployment.provider().maxTokensField()),
+                    deployment.provider().reasoningDetails()));
+        }
+        throw new TranslationException(GatewayError.invalid("The model `" + model.name() + "` is served by a "
+                + "provider without embeddings.", "model", "unsupported_model"));
+    }
+}

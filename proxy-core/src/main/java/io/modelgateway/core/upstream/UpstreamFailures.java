@@ -1,0 +1,17 @@
+package io.modelgateway.core.upstream;
+
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+
+/** What the caller is told when its provider goes away, whichever kind of provider it was. */
+public final class UpstreamFailures {
+    /** Before the first byte of the answer: a normal error response (GD-24). */
+    public static final GatewayError LOST_BEFORE_ANSWER = new GatewayError(ErrorKind.UPSTREAM_ERROR,
+            "The upstream provider closed the connection before the response was complete.", null, null);
+    /** After the stream started: the style's error event (GD-10). */
+    public static final GatewayError LOST_MID_STREAM =
+            new GatewayError(ErrorKind.UPSTREAM_ERROR, "Upstream connection lost", null, null);
+
+    private UpstreamFailures() {
+    }
+}
