@@ -2,6 +2,7 @@ package io.modelgateway.codecs.translate;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -45,8 +46,12 @@ import java.util.regex.Pattern;
  * and owned by the caller.
  */
 public final class ChatToAnthropicRequest {
-    /** Exact numbers (tool schemas and arguments pass through unchanged), no trailing garbage. */
+    /**
+     * Exact numbers (tool schemas and arguments pass through unchanged), no trailing garbage, and characters
+     * outside the BMP (emoji) written as UTF-8 rather than as escaped surrogate pairs, as the providers do.
+     */
     static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
