@@ -1,0 +1,315 @@
+package io.modelgateway.codecs.translate;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One Anthropic SSE event, read into the handful of fields the chat stream needs: the SSE field lines of the
+ * event (any of {@code \n}, {@code \r\n}, {@code \r}; {@code data:} lines joined with {@code \n}; comments and
+ * other fields ignored), then the data's JSON with jackson-core's streaming parser, skipping everything
+ * else without building a tree. Reused for every event of a stream (no allocation beyond the strings kept).
+ */
+final class AnthropicToChatEvent {
+    private static final JsonFactory JSON = new JsonFactory();
+    /** A count field that the event did not carry. */
+    static final long ABSENT = -1;
+
+    private byte[] raw = new byte[512];
+    private byte[] data = new byte[512];
+    private int dataLen;
+
+    /** The {@code event:} line's value, null without one. */
+    String eventName;
+    /** The JSON's top-level {@code type}. */
+    String type;
+    int index;
+    boolean hasIndex;
+    String messageModel;
+    String blockType;
+    String blockId;
+    String blockName;
+    String blockText;
+    String blockThinking;
+    String blockSignature;
+    String blockData;
+    String deltaType;
+    String deltaText;
+    String deltaPartialJson;
+    String deltaThinking;
+    String deltaSignature;
+    String deltaStopReason;
+    String errorType;
+    String errorMessage;
+    /** From {@code message.usage} (message_start) or {@code usage} (message_delta). */
+    long inputTokens;
+    long outputTokens;
+    long cacheCreationTokens;
+    long cacheReadTokens;
+    long thinkingTokens;
+
+    /**
+     * Reads one event (borrowed; its reader index is left alone). Returns false when it carries no data
+     * (a comment, a blank event, an event line alone); throws when the data is not one JSON object.
+     */
+    boolean read(ByteBuf event) throws IOException {
+        reset();
+        int n = event.readableBytes();
+        if (raw.length < n) {
+            raw = new byte[Math.max(n, raw.length * 2)];
+        }
+        event.getBytes(event.readerIndex(), raw, 0, n);
+        dataLen = -1;
+        int pos = 0;
+        while (pos < n) {
+            int end = pos;
+            while (end < n && raw[end] != '\n' && raw[end] != '\r') {
+                end++;
+            }
+            line(pos, end);
+            pos = end < n && raw[end] == '\r' && end + 1 < n && raw[end + 1] == '\n' ? end + 2 : end + 1;
+        }
+        if (dataLen <= 0 || isBlank(data, dataLen)) {
+            return false;
+        }
+        parseJson();
+        return true;
+    }
+
+    private void line(int start, int end) {
+        if (start == end || raw[start] == ':') {
+            return; // blank line or comment
+        }
+        int colon = start;
+        while (colon < end && raw[colon] != ':') {
+            colon++;
+        }
+        int valueStart = colon < end ? colon + 1 : end;
+        if (valueStart < end && raw[valueStart] == ' ') {
+            valueStart++;
+        }
+        int nameLen = colon - start;
+        if (nameLen == 4 && raw[start] == 'd' && raw[start + 1] == 'a' && raw[start + 2] == 't'
+                && raw[start + 3] == 'a') {
+            int len = end - valueStart;
+            int need = (dataLen < 0 ? 0 : dataLen + 1) + len;
+            if (data.length < need) {
+                byte[] bigger = new byte[Math.max(need, data.length * 2)];
+                System.arraycopy(data, 0, bigger, 0, Math.max(dataLen, 0));
+                data = bigger;
+            }
+            if (dataLen < 0) {
+                dataLen = 0;
+            } else {
+                data[dataLen++] = '\n';
+            }
+            System.arraycopy(raw, valueStart, data, dataLen, len);
+            dataLen += len;
+        } else if (nameLen == 5 && raw[start] == 'e' && raw[start + 1] == 'v' && raw[start + 2] == 'e'
+                && raw[start + 3] == 'n' && raw[start + 4] == 't') {
+            eventName = new String(raw, valueStart, end - valueStart, StandardCharsets.UTF_8);
+        }
+    }
+
+    private static boolean isBlank(byte[] b, int len) {
+        for (int i = 0; i < len; i++) {
+            if (b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void parseJson() throws IOException {
+        try (JsonParser p = JSON.createParser(data, 0, dataLen)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new JsonParseException(p, "event data is not a JSON object");
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken v = p.nextToken();
+                switch (name) {
+                    case "type" -> type = string(p, v);
+                    case "index" -> {
+                        if (v == JsonToken.VALUE_NUMBER_INT) {
+                            index = p.getIntValue();
+                            hasIndex = true;
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                    case "message" -> message(p, v);
+                    case "content_block" -> contentBlock(p, v);
+                    case "delta" -> delta(p, v);
+                    case "usage" -> usage(p, v);
+                    case "error" -> error(p, v);
+                    default -> p.skipChildren();
+                }
+            }
+            if (p.nextToken() != null) {
+                throw new JsonParseException(p, "trailing data after the event's JSON object");
+            }
+        }
+    }
+
+    private void message(JsonParser p, JsonToken v) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (name) {
+                case "model" -> messageModel = string(p, t);
+                case "usage" -> usage(p, t);
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    private void contentBlock(JsonParser p, JsonToken v) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (name) {
+                case "type" -> blockType = string(p, t);
+                case "id" -> blockId = string(p, t);
+                case "name" -> blockName = string(p, t);
+                case "text" -> blockText = string(p, t);
+                case "thinking" -> blockThinking = string(p, t);
+                case "signature" -> blockSignature = string(p, t);
+                case "data" -> blockData = string(p, t);
+                default -> p.skipChildren(); // input ({}), citations, server-tool fields
+            }
+        }
+    }
+
+    private void delta(JsonParser p, JsonToken v) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (name) {
+                case "type" -> deltaType = string(p, t);
+                case "text" -> deltaText = string(p, t);
+                case "partial_json" -> deltaPartialJson = string(p, t);
+                case "thinking" -> deltaThinking = string(p, t);
+                case "signature" -> deltaSignature = string(p, t);
+                case "stop_reason" -> deltaStopReason = string(p, t);
+                default -> p.skipChildren(); // stop_sequence, citation, …
+            }
+        }
+    }
+
+    private void usage(JsonParser p, JsonToken v) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (name) {
+                case "input_tokens" -> inputTokens = count(p, t);
+                case "output_tokens" -> outputTokens = count(p, t);
+                case "cache_creation_input_tokens" -> cacheCreationTokens = count(p, t);
+                case "cache_read_input_tokens" -> cacheReadTokens = count(p, t);
+                case "output_tokens_details" -> {
+                    if (t == JsonToken.START_OBJECT) {
+                        while (p.nextToken() == JsonToken.FIELD_NAME) {
+                            String d = p.currentName();
+                            JsonToken dt = p.nextToken();
+                            if (d.equals("thinking_tokens")) {
+                                thinkingTokens = count(p, dt);
+                            } else {
+                                p.skipChildren();
+                            }
+                        }
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                default -> p.skipChildren(); // cache_creation breakdown, server_tool_use, service_tier
+            }
+        }
+    }
+
+    private void error(JsonParser p, JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_STRING) {
+            errorMessage = p.getText();
+            return;
+        }
+        if (v != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (name) {
+                case "type" -> errorType = string(p, t);
+                case "message" -> errorMessage = string(p, t);
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    /** A string value; anything else is skipped and reads as absent. */
+    private static String string(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.VALUE_STRING) {
+            return p.getText();
+        }
+        p.skipChildren();
+        return null;
+    }
+
+    /** A token count; null, negative or non-integer values read as absent. */
+    private static long count(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.VALUE_NUMBER_INT) {
+            long c = p.getLongValue();
+            return c < 0 ? ABSENT : c;
+        }
+        p.skipChildren();
+        return ABSENT;
+    }
+
+    private void reset() {
+        eventName = null;
+        type = null;
+        index = 0;
+        hasIndex = false;
+        messageModel = null;
+        blockType = null;
+        blockId = null;
+        blockName = null;
+        blockText = null;
+        blockThinking = null;
+        blockSignature = null;
+        blockData = null;
+        deltaType = null;
+        deltaText = null;
+        deltaPartialJson = null;
+        deltaThinking = null;
+        deltaSignature = null;
+        deltaStopReason = null;
+        errorType = null;
+        errorMessage = null;
+        inputTokens = ABSENT;
+        outputTokens = ABSENT;
+        cacheCreationTokens = ABSENT;
+        cacheReadTokens = ABSENT;
+        thinkingTokens = ABSENT;
+    }
+}

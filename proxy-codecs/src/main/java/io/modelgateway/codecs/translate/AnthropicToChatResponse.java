@@ -1,0 +1,284 @@
+package io.modelgateway.codecs.translate;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.modelgateway.codecs.Ids;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The answer side of a chat request served by an Anthropic upstream: API-CONTRACT 8.3 for a complete
+ * message, and a new {@link AnthropicToChatStream} (8.4) per stream. Made by {@link ChatToAnthropicRequest}
+ * with what the request asked for; one per exchange, confined to its event loop.
+ */
+final class AnthropicToChatResponse implements ResponseTranslator {
+    private final String completionId;
+    private final long created;
+    private final String fallbackModel;
+    private final boolean includeUsage;
+    private final boolean excludeReasoning;
+    private final boolean jsonResponse;
+    private Usage usage = Usage.ZERO;
+
+    /**
+     * @param completionId     the {@code chatcmpl-} id the caller sees
+     * @param created          request time, Unix seconds
+     * @param fallbackModel    the model name when the upstream's answer names none
+     * @param includeUsage     {@code stream_options.include_usage}: a usage chunk, and {@code usage: null} elsewhere
+     * @param excludeReasoning {@code reasoning.exclude}: thinking is used but not returned
+     * @param jsonResponse     the GD-14 {@code json_response} tool was added for {@code response_format}
+     */
+    AnthropicToChatResponse(String completionId, long created, String fallbackModel, boolean includeUsage,
+            boolean excludeReasoning, boolean jsonResponse) {
+        this.completionId = completionId;
+        this.created = created;
+        this.fallbackModel = fallbackModel;
+        this.includeUsage = includeUsage;
+        this.excludeReasoning = excludeReasoning;
+        this.jsonResponse = jsonResponse;
+    }
+
+    boolean includeUsage() {
+        return includeUsage;
+    }
+
+    boolean excludeReasoning() {
+        return excludeReasoning;
+    }
+
+    boolean jsonResponse() {
+        return jsonResponse;
+    }
+
+    @Override
+    public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
+        JsonNode root;
+        try {
+            root = ChatToAnthropicRequest.JSON.readTree((InputStream) new ByteBufInputStream(upstreamBody.duplicate()));
+        } catch (IOException | RuntimeException e) {
+            throw unreadable();
+        }
+        if (root == null || !root.isObject()) {
+            throw unreadable();
+        }
+        if ("error".equals(text(root.get("type")))) { // an error body with a 2xx status
+            JsonNode err = root.get("error");
+            ErrorKind kind = ErrorTranslator.kindOfAnthropicType(err == null ? null : text(err.get("type")));
+            String msg = err == null ? null : text(err.get("message"));
+            msg = msg == null ? null : ErrorTranslator.clean(msg, null, null);
+            throw new TranslationException(GatewayError.of(kind, msg != null ? msg : "The upstream provider "
+                    + "returned an error."));
+        }
+        JsonNode content = root.get("content");
+        if (content != null && !content.isNull() && !content.isArray()) {
+            throw unreadable();
+        }
+        Message m = Message.read(content, jsonResponse);
+        Usage u = usageOf(root.get("usage"));
+        boolean reasoningReported = reasoningReported(root.get("usage"));
+        String model = text(root.get("model"));
+        String finish = StopReasons.toFinishReason(text(root.get("stop_reason")),
+                m.jsonInput != null && m.toolCalls.isEmpty());
+
+        ByteBuf buf = alloc.buffer(512 + upstreamBody.readableBytes());
+        boolean ok = false;
+        try (JsonGenerator g = ChatToAnthropicRequest.JSON.getFactory().createGenerator(
+                (OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("id", completionId);
+            g.writeStringField("object", "chat.completion");
+            g.writeNumberField("created", created);
+            g.writeStringField("model", model != null ? model : fallbackModel);
+            g.writeNullField("system_fingerprint");
+            g.writeArrayFieldStart("choices");
+            g.writeStartObject();
+            g.writeNumberField("index", 0);
+            g.writeObjectFieldStart("message");
+            g.writeStringField("role", "assistant");
+            if (m.jsonInput != null) {
+                g.writeStringField("content", ChatToAnthropicRequest.JSON.writeValueAsString(m.jsonInput));
+            } else if (m.text.length() == 0 && !m.toolCalls.isEmpty()) {
+                g.writeNullField("content");
+            } else {
+                g.writeStringField("content", m.text.toString());
+            }
+            g.writeNullField("refusal");
+            if (!m.toolCalls.isEmpty()) {
+                g.writeArrayFieldStart("tool_calls");
+                for (JsonNode call : m.toolCalls) {
+                    g.writeStartObject();
+                    String id = text(call.get("id"));
+                    g.writeStringField("id", id != null && !id.isEmpty() ? id : Ids.withPrefix("call_"));
+                    g.writeStringField("type", "function");
+                    g.writeObjectFieldStart("function");
+                    String name = text(call.get("name"));
+                    g.writeStringField("name", name != null ? name : "");
+                    JsonNode input = call.get("input");
+                    g.writeStringField("arguments", input == null || input.isNull() ? "{}"
+                            : ChatToAnthropicRequest.JSON.writeValueAsString(input));
+                    g.writeEndObject();
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+            }
+            if (!excludeReasoning && !m.reasoning.isEmpty()) {
+                g.writeStringField("reasoning", m.reasoningText.toString());
+                g.writeArrayFieldStart("reasoning_details");
+                int k = 0;
+                for (JsonNode block : m.reasoning) {
+                    g.writeStartObject();
+                    if ("thinking".equals(text(block.get("type")))) {
+                        g.writeStringField("type", "reasoning.text");
+                        String t = text(block.get("thinking"));
+                        g.writeStringField("text", t != null ? t : "");
+                        String sig = text(block.get("signature"));
+                        if (sig != null) {
+                            g.writeStringField("signature", sig);
+                        }
+                    } else {
+                        g.writeStringField("type", "reasoning.encrypted");
+                        String data = text(block.get("data"));
+                        g.writeStringField("data", data != null ? data : "");
+                    }
+                    g.writeNumberField("index", k++);
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+            }
+            g.writeEndObject();
+            g.writeNullField("logprobs");
+            g.writeStringField("finish_reason", finish);
+            g.writeEndObject();
+            g.writeEndArray();
+            g.writeFieldName("usage");
+            writeUsage(g, u, reasoningReported);
+            g.writeEndObject();
+            ok = true;
+        } catch (IOException | RuntimeException e) {
+            throw unreadable();
+        } finally {
+            if (!ok) {
+                buf.release();
+            }
+        }
+        usage = u;
+        return buf;
+    }
+
+    @Override
+    public StreamTranslator newStream(ByteBufAllocator alloc) {
+        return new AnthropicToChatStream(alloc, completionId, created, fallbackModel, includeUsage, excludeReasoning,
+                jsonResponse);
+    }
+
+    @Override
+    public Usage usage() {
+        return usage;
+    }
+
+    /** 8.8: the OpenAI usage object; {@code completion_tokens_details} only when thinking tokens were reported. */
+    static void writeUsage(JsonGenerator g, Usage u, boolean reasoningReported) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("prompt_tokens", u.promptTokens());
+        g.writeNumberField("completion_tokens", u.completionTokens());
+        g.writeNumberField("total_tokens", u.totalTokens());
+        g.writeObjectFieldStart("prompt_tokens_details");
+        g.writeNumberField("cached_tokens", u.cacheRead());
+        g.writeNumberField("cache_write_tokens", u.cacheCreation());
+        g.writeEndObject();
+        if (reasoningReported) {
+            g.writeObjectFieldStart("completion_tokens_details");
+            g.writeNumberField("reasoning_tokens", u.reasoning());
+            g.writeEndObject();
+        }
+        g.writeEndObject();
+    }
+
+    private static Usage usageOf(JsonNode u) {
+        if (u == null || !u.isObject()) {
+            return Usage.ZERO;
+        }
+        JsonNode details = u.get("output_tokens_details");
+        return new Usage(count(u.get("input_tokens")), count(u.get("output_tokens")),
+                count(u.get("cache_creation_input_tokens")), count(u.get("cache_read_input_tokens")),
+                details == null ? 0 : count(details.get("thinking_tokens")));
+    }
+
+    private static boolean reasoningReported(JsonNode u) {
+        JsonNode details = u == null ? null : u.get("output_tokens_details");
+        return details != null && details.has("thinking_tokens") && details.get("thinking_tokens").isNumber();
+    }
+
+    private static long count(JsonNode n) {
+        return n != null && n.isNumber() ? n.longValue() : 0;
+    }
+
+    private static String text(JsonNode n) {
+        return n != null && n.isTextual() ? n.textValue() : null;
+    }
+
+    static TranslationException unreadable() {
+        return new TranslationException(new GatewayError(ErrorKind.UPSTREAM_ERROR,
+                "The upstream provider returned a response the gateway could not read.", null, null));
+    }
+
+    /** The content blocks of one Anthropic message, sorted into what the chat message needs. */
+    private static final class Message {
+        final StringBuilder text = new StringBuilder();
+        final StringBuilder reasoningText = new StringBuilder();
+        final List<JsonNode> reasoning = new ArrayList<>();
+        final List<JsonNode> toolCalls = new ArrayList<>();
+        /** The first json_response tool's input (GD-14), null when there is none. */
+        JsonNode jsonInput;
+
+        static Message read(JsonNode content, boolean jsonResponse) {
+            Message m = new Message();
+            if (content == null || content.isNull()) {
+                return m;
+            }
+            for (JsonNode block : content) {
+                switch (String.valueOf(text(block.get("type")))) {
+                    case "text" -> {
+                        String t = text(block.get("text"));
+                        if (t != null) {
+                            m.text.append(t);
+                        }
+                    }
+                    case "tool_use" -> {
+                        if (jsonResponse && ChatToAnthropicRequest.JSON_RESPONSE_TOOL.equals(text(block.get("name")))) {
+                            if (m.jsonInput == null) {
+                                JsonNode input = block.get("input");
+                                m.jsonInput = input == null || input.isNull()
+                                        ? ChatToAnthropicRequest.JSON.createObjectNode() : input;
+                            }
+                        } else {
+                            m.toolCalls.add(block);
+                        }
+                    }
+                    case "thinking" -> {
+                        String t = text(block.get("thinking"));
+                        if (t != null) {
+                            m.reasoningText.append(t);
+                        }
+                        m.reasoning.add(block);
+                    }
+                    case "redacted_thinking" -> m.reasoning.add(block);
+                    default -> {
+                        // citations, server-tool blocks (server_tool_use, web_search_tool_result, …): dropped
+                    }
+                }
+            }
+            return m;
+        }
+    }
+}
