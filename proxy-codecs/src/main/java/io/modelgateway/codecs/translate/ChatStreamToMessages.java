@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorBodies;
@@ -43,6 +44,7 @@ import java.util.function.Consumer;
 final class ChatStreamToMessages implements StreamTranslator {
     private static final JsonFactory JSON = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+            .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8) // emoji as UTF-8, like the upstream sent them
             .build();
     private static final byte[] PING = "event: ping\ndata: {\"type\":\"ping\"}\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] MESSAGE_STOP =

@@ -199,7 +199,7 @@ class MessagesToChatRequestTest {
             try {
                 String text = r.body().toString(StandardCharsets.UTF_8);
                 JsonNode tree = tree(text);
-                assertThat(text).as("compact JSON").isEqualTo(MessagesToChatRequest.MAPPER.writeValueAsString(tree));
+                assertThat(text).as("compact JSON").isEqualTo(new String(MessagesToChatRequest.MAPPER.writeValueAsBytes(tree), StandardCharsets.UTF_8));
                 assertThat(r.response()).isInstanceOf(MessagesToChatResponse.class);
                 return tree;
             } finally {

@@ -29,7 +29,7 @@ class MessagesToChatResponseTest {
             "empty-no-usage"})
     void translate_goldenResponse_givesExactMessage(String name) throws Exception {
         String out = translate(responseTranslator(), resource(DIR + name + ".chat.json"));
-        assertThat(out).as("compact").isEqualTo(MessagesToChatRequest.MAPPER.writeValueAsString(tree(out)));
+        assertThat(out).as("compact").isEqualTo(new String(MessagesToChatRequest.MAPPER.writeValueAsBytes(tree(out)), StandardCharsets.UTF_8));
         assertThat(tree(normaliseIds(out))).isEqualTo(tree(resource(DIR + name + ".messages.json")));
     }
 
