@@ -1,0 +1,800 @@
+package io.modelgateway.codecs.translate;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Ids;
+import io.modelgateway.codecs.error.ErrorBodies;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.util.ByteProcessor;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * An OpenAI chat-completions stream → Anthropic {@code /messages} events, the state machine of API-CONTRACT
+ * 8.9. Each upstream event is read on its own (its {@code data:} lines joined and parsed with the streaming
+ * parser into a small {@link Chunk}), then turned into zero or more caller events written with a
+ * {@link JsonGenerator} straight into new buffers: {@code event: <type>\ndata: <compact json>\n\n}.
+ *
+ * <p>OpenAI reports usage after the finishing chunk, so the finish reason closes the open block and is held;
+ * {@code message_delta} + {@code message_stop} follow at {@code [DONE]} (or a clean end). Upstream errors,
+ * malformed events and early ends become one {@code event: error} (never followed by {@code message_stop}).
+ *
+ * <p>Ownership: input events are borrowed; every buffer handed to {@code out} is new and owned by the consumer.
+ * One instance per stream, confined to the exchange's event loop; {@link #onEvent} never throws.
+ */
+final class ChatStreamToMessages implements StreamTranslator {
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+            .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8) // emoji as UTF-8, like the upstream sent them
+            .build();
+    private static final byte[] PING = "event: ping\ndata: {\"type\":\"ping\"}\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] MESSAGE_STOP =
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n".getBytes(StandardCharsets.US_ASCII);
+
+    private enum Open { NONE, TEXT, THINKING, TOOL }
+
+    private final ByteBufAllocator alloc;
+    private final MessagesToChatTools tools;
+    private final String fallbackModel;
+    /** The joined {@code data:} lines of the current event. */
+    private byte[] data = new byte[512];
+    private boolean comment;
+    private boolean errorEvent;
+
+    // State of 8.9.
+    private boolean started;
+    private boolean finished;
+    private Open open = Open.NONE;
+    /** Anthropic index of the open block, or of the next one when none is open. */
+    private int index;
+    /** The open thinking block already had its signature_delta. */
+    private boolean signed;
+    /** OpenAI tool index and id of the open tool block. */
+    private long openTool = -1;
+    private String openToolId;
+    private final Set<Long> seenTools = new HashSet<>();
+    private String stopReason;
+    private boolean refused;
+    private Usage usage = Usage.ZERO;
+
+    /**
+     * @param tools         restores tool names shortened in the request (GD-22)
+     * @param fallbackModel the model reported when the upstream chunk carries none
+     */
+    ChatStreamToMessages(ByteBufAllocator alloc, MessagesToChatTools tools, String fallbackModel) {
+        this.alloc = alloc;
+        this.tools = tools;
+        this.fallbackModel = fallbackModel == null ? "" : fallbackModel;
+    }
+
+    @Override
+    public void onEvent(ByteBuf event, Consumer<ByteBuf> out) {
+        if (finished) {
+            return;
+        }
+        try {
+            int len = readData(event);
+            if (len < 0) {
+                if (comment && started) {
+                    out.accept(alloc.buffer(PING.length).writeBytes(PING)); // keep-alive comment → ping (GD-11)
+                }
+                return;
+            }
+            if (isDone(len)) {
+                if (started && stopReason != null) {
+                    finish(out);
+                } else {
+                    fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream stream ended without a finish reason.");
+                }
+                return;
+            }
+            if (isBlank(len)) {
+                return;
+            }
+            apply(Chunk.parse(data, len), out);
+        } catch (IOException | RuntimeException e) {
+            if (!finished) {
+                fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream provider sent a malformed stream event.");
+            }
+        }
+    }
+
+    @Override
+    public void onEnd(boolean clean, Consumer<ByteBuf> out) {
+        if (finished) {
+            return;
+        }
+        if (clean && stopReason != null) {
+            finish(out); // 8.9 step 7: a clean end after the finish reason, without [DONE]
+        } else {
+            fail(out, ErrorKind.UPSTREAM_ERROR, clean ? "Upstream stream ended early" : "Upstream connection lost");
+        }
+    }
+
+    @Override
+    public boolean finished() {
+        return finished;
+    }
+
+    @Override
+    public Usage usage() {
+        return usage;
+    }
+
+    // ---- one upstream chunk -------------------------------------------------------------------------------
+
+    private void apply(Chunk c, Consumer<ByteBuf> out) {
+        if (c.error || errorEvent) {
+            String message = c.errorMessage != null ? c.errorMessage : c.topMessage;
+            boolean overloaded = overloaded(c.error ? c.errorCode : c.topCode, c.error ? c.errorType : c.topType,
+                    message);
+            if (message == null || message.isEmpty()) {
+                message = overloaded ? "Overloaded" : "The upstream provider reported an error.";
+            }
+            fail(out, overloaded ? ErrorKind.OVERLOADED : ErrorKind.UPSTREAM_ERROR, message);
+            return;
+        }
+        if (!started) {
+            started = true;
+            messageStart(out, c.model != null ? c.model : fallbackModel);
+        }
+        String reasoning = nonEmpty(c.reasoning) ? c.reasoning : nonEmpty(c.reasoningContent) ? c.reasoningContent : null;
+        if (reasoning != null) {
+            thinking(out, reasoning);
+        }
+        if (c.details != null) {
+            for (Detail d : c.details) {
+                if ("reasoning.text".equals(d.type) || "reasoning.summary".equals(d.type)) {
+                    // OpenRouter repeats the reasoning text in its details; only take it when it came nowhere else.
+                    String t = "reasoning.text".equals(d.type) ? d.text : d.summary;
+                    if (reasoning == null && nonEmpty(t)) {
+                        thinking(out, t);
+                    }
+                    if (nonEmpty(d.signature)) {
+                        signature(out, d.signature);
+                    }
+                } else if ("reasoning.encrypted".equals(d.type) && nonEmpty(d.data)) {
+                    redacted(out, d.data);
+                }
+            }
+        }
+        if (nonEmpty(c.content)) {
+            text(out, c.content);
+        }
+        if (nonEmpty(c.refusal)) {
+            refused = true;
+            text(out, c.refusal);
+        }
+        if (c.toolCalls != null) {
+            for (ToolFragment f : c.toolCalls) {
+                if (!tool(out, f)) {
+                    return;
+                }
+            }
+        }
+        if (c.finishReason != null) {
+            if ("error".equals(c.finishReason)) { // OpenRouter: not a stop reason (8.7)
+                fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream provider reported an error while generating.");
+                return;
+            }
+            closeOpen(out);
+            stopReason = refused ? "refusal" : StopReasons.toStopReason(c.finishReason);
+        }
+        if (c.usage) {
+            usage = Usage.fromOpenAi(c.promptTokens, c.completionTokens, c.cachedTokens, c.cacheWriteTokens,
+                    c.reasoningTokens);
+        }
+    }
+
+    private void thinking(Consumer<ByteBuf> out, String text) {
+        if (open != Open.THINKING || signed) { // reasoning after a signature is a new block
+            startThinking(out);
+        }
+        emit(out, "content_block_delta", g -> {
+            g.writeNumberField("index", index);
+            g.writeObjectFieldStart("delta");
+            g.writeStringField("type", "thinking_delta");
+            g.writeStringField("thinking", text);
+            g.writeEndObject();
+        });
+    }
+
+    private void signature(Consumer<ByteBuf> out, String signature) {
+        if (open != Open.THINKING || signed) { // a signature with no text of its own (display: omitted)
+            startThinking(out);
+        }
+        signed = true;
+        emit(out, "content_block_delta", g -> {
+            g.writeNumberField("index", index);
+            g.writeObjectFieldStart("delta");
+            g.writeStringField("type", "signature_delta");
+            g.writeStringField("signature", signature);
+            g.writeEndObject();
+        });
+    }
+
+    private void startThinking(Consumer<ByteBuf> out) {
+        closeOpen(out);
+        open = Open.THINKING;
+        signed = false;
+        emit(out, "content_block_start", g -> {
+            g.writeNumberField("index", index);
+            g.writeObjectFieldStart("content_block");
+            g.writeStringField("type", "thinking");
+            g.writeStringField("thinking", "");
+            g.writeStringField("signature", "");
+            g.writeEndObject();
+        });
+    }
+
+    /** A redacted_thinking block is complete in its start event: start and stop at once. */
+    private void redacted(Consumer<ByteBuf> out, String data) {
+        closeOpen(out);
+        emit(out, "content_block_start", g -> {
+            g.writeNumberField("index", index);
+            g.writeObjectFieldStart("content_block");
+            g.writeStringField("type", "redacted_thinking");
+            g.writeStringField("data", data);
+            g.writeEndObject();
+        });
+        int i = index++;
+        emit(out, "content_block_stop", g -> g.writeNumberField("index", i));
+    }
+
+    private void text(Consumer<ByteBuf> out, String text) {
+        if (open != Open.TEXT) {
+            closeOpen(out);
+            open = Open.TEXT;
+            emit(out, "content_block_start", g -> {
+                g.writeNumberField("index", index);
+                g.writeObjectFieldStart("content_block");
+                g.writeStringField("type", "text");
+                g.writeStringField("text", "");
+                g.writeEndObject();
+            });
+        }
+        emit(out, "content_block_delta", g -> {
+            g.writeNumberField("index", index);
+            g.writeObjectFieldStart("delta");
+            g.writeStringField("type", "text_delta");
+            g.writeStringField("text", text);
+            g.writeEndObject();
+        });
+    }
+
+    /** One {@code tool_calls[]} entry; false when it broke sequential streaming (an error was emitted). */
+    private boolean tool(Consumer<ByteBuf> out, ToolFragment f) {
+        long k;
+        if (f.hasIndex) {
+            k = f.index;
+        } else if (open == Open.TOOL && (f.id == null || f.id.equals(openToolId))) {
+            k = openTool; // some compatible servers omit the index: same id (or none) continues the open call
+        } else {
+            k = seenTools.size();
+            while (seenTools.contains(k)) {
+                k++;
+            }
+        }
+        boolean hasArguments = nonEmpty(f.arguments);
+        if (open != Open.TOOL || k != openTool) {
+            if (seenTools.contains(k)) {
+                if (!hasArguments) {
+                    return true; // an empty fragment adds nothing; only content for a closed call is a violation
+                }
+                fail(out, ErrorKind.UPSTREAM_ERROR,
+                        "The upstream provider streamed tool call " + k + " again after it had ended.");
+                return false;
+            }
+            closeOpen(out);
+            open = Open.TOOL;
+            openTool = k;
+            openToolId = f.id;
+            seenTools.add(k);
+            String id = MessagesToChatTools.toolUseId(f.id);
+            String name = tools.callerName(f.name);
+            emit(out, "content_block_start", g -> {
+                g.writeNumberField("index", index);
+                g.writeObjectFieldStart("content_block");
+                g.writeStringField("type", "tool_use");
+                g.writeStringField("id", id);
+                g.writeStringField("name", name);
+                g.writeObjectFieldStart("input");
+                g.writeEndObject();
+                g.writeEndObject();
+            });
+        }
+        if (hasArguments) {
+            emit(out, "content_block_delta", g -> {
+                g.writeNumberField("index", index);
+                g.writeObjectFieldStart("delta");
+                g.writeStringField("type", "input_json_delta");
+                g.writeStringField("partial_json", f.arguments);
+                g.writeEndObject();
+            });
+        }
+        return true;
+    }
+
+    private void closeOpen(Consumer<ByteBuf> out) {
+        if (open == Open.NONE) {
+            return;
+        }
+        int i = index;
+        emit(out, "content_block_stop", g -> g.writeNumberField("index", i));
+        index++;
+        open = Open.NONE;
+        openTool = -1;
+        openToolId = null;
+        signed = false;
+    }
+
+    private void messageStart(Consumer<ByteBuf> out, String model) {
+        String id = Ids.withPrefix("msg_");
+        emit(out, "message_start", g -> {
+            g.writeObjectFieldStart("message");
+            g.writeStringField("id", id);
+            g.writeStringField("type", "message");
+            g.writeStringField("role", "assistant");
+            g.writeStringField("model", model);
+            g.writeArrayFieldStart("content");
+            g.writeEndArray();
+            g.writeNullField("stop_reason");
+            g.writeNullField("stop_sequence");
+            MessagesToChatResponse.writeUsage(g, Usage.ZERO); // the true counts come in message_delta
+            g.writeEndObject();
+        });
+    }
+
+    /** 8.9 step 7: message_delta with the held stop reason and the final usage, then message_stop. */
+    private void finish(Consumer<ByteBuf> out) {
+        closeOpen(out);
+        finished = true;
+        String reason = stopReason;
+        Usage u = usage;
+        emit(out, "message_delta", g -> {
+            g.writeObjectFieldStart("delta");
+            g.writeStringField("stop_reason", reason);
+            g.writeNullField("stop_sequence");
+            g.writeEndObject();
+            MessagesToChatResponse.writeUsage(g, u);
+        });
+        out.accept(alloc.buffer(MESSAGE_STOP.length).writeBytes(MESSAGE_STOP));
+    }
+
+    /** 8.9 step 8: one error event; the stream is over (no message_stop). */
+    private void fail(Consumer<ByteBuf> out, ErrorKind kind, String message) {
+        finished = true;
+        out.accept(ErrorBodies.streamEvent(alloc, ApiStyle.ANTHROPIC, GatewayError.of(kind, message)));
+    }
+
+    /** Whether an upstream error says overload (HTTP 503/529 as its code, or the word itself). */
+    static boolean overloaded(String code, String type, String message) {
+        if ("503".equals(code) || "529".equals(code)) {
+            return true;
+        }
+        for (String s : new String[] {code, type, message}) {
+            if (s != null && s.toLowerCase(Locale.ROOT).contains("overload")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @FunctionalInterface
+    private interface Body {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private void emit(Consumer<ByteBuf> out, String type, Body body) {
+        ByteBuf buf = alloc.buffer(128);
+        boolean ok = false;
+        try {
+            buf.writeCharSequence("event: ", StandardCharsets.US_ASCII);
+            buf.writeCharSequence(type, StandardCharsets.US_ASCII);
+            buf.writeCharSequence("\ndata: ", StandardCharsets.US_ASCII);
+            try (JsonGenerator g = JSON.createGenerator((OutputStream) new ByteBufOutputStream(buf),
+                    JsonEncoding.UTF8)) {
+                g.writeStartObject();
+                g.writeStringField("type", type);
+                body.write(g);
+                g.writeEndObject();
+            }
+            buf.writeByte('\n').writeByte('\n');
+            ok = true;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            if (!ok) {
+                buf.release();
+            }
+        }
+        out.accept(buf);
+    }
+
+    // ---- SSE fields ---------------------------------------------------------------------------------------
+
+    /**
+     * Joins the event's {@code data:} lines (one optional space after the colon dropped, lines joined with
+     * {@code \n}) into {@link #data}; returns their length, or -1 when the event has no data line. Notes
+     * comments and {@code event: error} on the way. Lines end with LF, CRLF or CR.
+     */
+    private int readData(ByteBuf e) {
+        comment = false;
+        errorEvent = false;
+        int len = -1;
+        int i = e.readerIndex();
+        int end = e.writerIndex();
+        while (i < end) {
+            int eol = e.forEachByte(i, end - i, ByteProcessor.FIND_CRLF);
+            int lineEnd = eol < 0 ? end : eol;
+            int next = eol < 0 ? end
+                    : e.getByte(eol) == '\r' && eol + 1 < end && e.getByte(eol + 1) == '\n' ? eol + 2 : eol + 1;
+            if (lineEnd > i) {
+                if (e.getByte(i) == ':') {
+                    comment = true;
+                } else {
+                    int colon = e.indexOf(i, lineEnd, (byte) ':');
+                    int nameEnd = colon < 0 ? lineEnd : colon;
+                    int v = colon < 0 ? lineEnd : colon + 1;
+                    if (v < lineEnd && e.getByte(v) == ' ') {
+                        v++;
+                    }
+                    if (is(e, i, nameEnd, "data")) {
+                        int n = lineEnd - v;
+                        int at = len < 0 ? 0 : len + 1;
+                        ensure(at + n);
+                        if (len >= 0) {
+                            data[len] = '\n';
+                        }
+                        e.getBytes(v, data, at, n);
+                        len = at + n;
+                    } else if (is(e, i, nameEnd, "event")) {
+                        errorEvent = is(e, v, lineEnd, "error");
+                    }
+                }
+            }
+            i = next;
+        }
+        return len;
+    }
+
+    private static boolean is(ByteBuf e, int from, int to, String ascii) {
+        if (to - from != ascii.length()) {
+            return false;
+        }
+        for (int k = 0; k < ascii.length(); k++) {
+            if (e.getByte(from + k) != ascii.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void ensure(int capacity) {
+        if (capacity > data.length) {
+            data = java.util.Arrays.copyOf(data, Math.max(capacity, data.length * 2));
+        }
+    }
+
+    private boolean isDone(int len) {
+        int from = 0;
+        int to = len;
+        while (from < to && isSpace(data[from])) {
+            from++;
+        }
+        while (to > from && isSpace(data[to - 1])) {
+            to--;
+        }
+        if (to - from != 6) {
+            return false;
+        }
+        return data[from] == '[' && data[from + 1] == 'D' && data[from + 2] == 'O' && data[from + 3] == 'N'
+                && data[from + 4] == 'E' && data[from + 5] == ']';
+    }
+
+    private boolean isBlank(int len) {
+        for (int k = 0; k < len; k++) {
+            if (!isSpace(data[k])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
+    }
+
+    private static boolean nonEmpty(String s) {
+        return s != null && !s.isEmpty();
+    }
+
+    // ---- the parsed chunk ---------------------------------------------------------------------------------
+
+    /** The parts of one chat chunk the state machine needs (choice 0 only; n is 1 upstream). */
+    static final class Chunk {
+        String model;
+        boolean error;
+        String errorMessage;
+        String errorCode;
+        String errorType;
+        /** Top-level {@code message}/{@code code}/{@code type}: an {@code event: error} payload without an object. */
+        String topMessage;
+        String topCode;
+        String topType;
+        String content;
+        String reasoning;
+        String reasoningContent;
+        String refusal;
+        String finishReason;
+        List<Detail> details;
+        List<ToolFragment> toolCalls;
+        boolean usage;
+        long promptTokens;
+        long completionTokens;
+        long cachedTokens;
+        long cacheWriteTokens;
+        long reasoningTokens;
+
+        static Chunk parse(byte[] data, int len) throws IOException {
+            try (JsonParser p = JSON.createParser(data, 0, len)) {
+                if (p.nextToken() != JsonToken.START_OBJECT) {
+                    throw new JsonParseException(p, "a chunk must be a JSON object");
+                }
+                Chunk c = new Chunk();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    JsonToken t = p.nextToken();
+                    switch (name) {
+                        case "model" -> c.model = string(p, t);
+                        case "error" -> c.readError(p, t);
+                        case "choices" -> c.readChoices(p, t);
+                        case "usage" -> c.readUsage(p, t);
+                        case "message" -> c.topMessage = string(p, t);
+                        case "code" -> c.topCode = scalar(p, t);
+                        case "type" -> c.topType = string(p, t);
+                        default -> p.skipChildren();
+                    }
+                }
+                if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+                    throw new JsonParseException(p, "unexpected content after the chunk");
+                }
+                return c;
+            }
+        }
+
+        private void readError(JsonParser p, JsonToken t) throws IOException {
+            if (t == JsonToken.START_OBJECT) {
+                error = true;
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    JsonToken v = p.nextToken();
+                    switch (name) {
+                        case "message" -> errorMessage = string(p, v);
+                        case "code" -> errorCode = scalar(p, v);
+                        case "type" -> errorType = string(p, v);
+                        default -> p.skipChildren();
+                    }
+                }
+            } else if (t == JsonToken.VALUE_STRING) {
+                error = !p.getText().isEmpty();
+                errorMessage = p.getText();
+            } else {
+                error = t == JsonToken.VALUE_TRUE || t == JsonToken.START_ARRAY;
+                p.skipChildren();
+            }
+        }
+
+        private void readChoices(JsonParser p, JsonToken t) throws IOException {
+            if (t != JsonToken.START_ARRAY) {
+                p.skipChildren();
+                return;
+            }
+            boolean first = true;
+            for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+                if (first && e == JsonToken.START_OBJECT) {
+                    readChoice(p);
+                } else {
+                    p.skipChildren();
+                }
+                first = false;
+            }
+        }
+
+        private void readChoice(JsonParser p) throws IOException {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken t = p.nextToken();
+                if ("delta".equals(name) && t == JsonToken.START_OBJECT) {
+                    readDelta(p);
+                } else if ("finish_reason".equals(name)) {
+                    finishReason = string(p, t);
+                } else {
+                    p.skipChildren();
+                }
+            }
+        }
+
+        private void readDelta(JsonParser p) throws IOException {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken t = p.nextToken();
+                switch (name) {
+                    case "content" -> content = string(p, t);
+                    case "reasoning" -> reasoning = string(p, t);
+                    case "reasoning_content" -> reasoningContent = string(p, t);
+                    case "refusal" -> refusal = string(p, t);
+                    case "tool_calls" -> readToolCalls(p, t);
+                    case "reasoning_details" -> readDetails(p, t);
+                    default -> p.skipChildren();
+                }
+            }
+        }
+
+        private void readToolCalls(JsonParser p, JsonToken t) throws IOException {
+            if (t != JsonToken.START_ARRAY) {
+                p.skipChildren();
+                return;
+            }
+            for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+                if (e != JsonToken.START_OBJECT) {
+                    p.skipChildren();
+                    continue;
+                }
+                ToolFragment f = new ToolFragment();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    JsonToken v = p.nextToken();
+                    if ("index".equals(name) && v == JsonToken.VALUE_NUMBER_INT) {
+                        f.hasIndex = true;
+                        f.index = p.getLongValue();
+                    } else if ("id".equals(name)) {
+                        f.id = string(p, v);
+                    } else if ("function".equals(name) && v == JsonToken.START_OBJECT) {
+                        while (p.nextToken() == JsonToken.FIELD_NAME) {
+                            String fn = p.currentName();
+                            JsonToken fv = p.nextToken();
+                            if ("name".equals(fn)) {
+                                f.name = string(p, fv);
+                            } else if ("arguments".equals(fn)) {
+                                f.arguments = string(p, fv);
+                            } else {
+                                p.skipChildren();
+                            }
+                        }
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                if (toolCalls == null) {
+                    toolCalls = new ArrayList<>(1);
+                }
+                toolCalls.add(f);
+            }
+        }
+
+        private void readDetails(JsonParser p, JsonToken t) throws IOException {
+            if (t != JsonToken.START_ARRAY) {
+                p.skipChildren();
+                return;
+            }
+            for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+                if (e != JsonToken.START_OBJECT) {
+                    p.skipChildren();
+                    continue;
+                }
+                Detail d = new Detail();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    JsonToken v = p.nextToken();
+                    switch (name) {
+                        case "type" -> d.type = string(p, v);
+                        case "text" -> d.text = string(p, v);
+                        case "summary" -> d.summary = string(p, v);
+                        case "signature" -> d.signature = string(p, v);
+                        case "data" -> d.data = string(p, v);
+                        default -> p.skipChildren();
+                    }
+                }
+                if (details == null) {
+                    details = new ArrayList<>(1);
+                }
+                details.add(d);
+            }
+        }
+
+        private void readUsage(JsonParser p, JsonToken t) throws IOException {
+            if (t != JsonToken.START_OBJECT) {
+                p.skipChildren();
+                return;
+            }
+            usage = true;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken v = p.nextToken();
+                switch (name) {
+                    case "prompt_tokens" -> promptTokens = number(p, v);
+                    case "completion_tokens" -> completionTokens = number(p, v);
+                    case "prompt_tokens_details", "completion_tokens_details" -> {
+                        if (v != JsonToken.START_OBJECT) {
+                            p.skipChildren();
+                            continue;
+                        }
+                        while (p.nextToken() == JsonToken.FIELD_NAME) {
+                            String d = p.currentName();
+                            JsonToken dv = p.nextToken();
+                            switch (d) {
+                                case "cached_tokens" -> cachedTokens = number(p, dv);
+                                case "cache_write_tokens" -> cacheWriteTokens = number(p, dv);
+                                case "reasoning_tokens" -> reasoningTokens = number(p, dv);
+                                default -> p.skipChildren();
+                            }
+                        }
+                    }
+                    default -> p.skipChildren();
+                }
+            }
+        }
+
+        private static String string(JsonParser p, JsonToken t) throws IOException {
+            if (t == JsonToken.VALUE_STRING) {
+                return p.getText();
+            }
+            p.skipChildren();
+            return null;
+        }
+
+        private static String scalar(JsonParser p, JsonToken t) throws IOException {
+            if (t == JsonToken.VALUE_STRING || t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+                return p.getText();
+            }
+            p.skipChildren();
+            return null;
+        }
+
+        private static long number(JsonParser p, JsonToken t) throws IOException {
+            if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+                return Math.max(0, p.getValueAsLong());
+            }
+            p.skipChildren();
+            return 0;
+        }
+    }
+
+    /** One {@code reasoning_details} entry. */
+    static final class Detail {
+        String type;
+        String text;
+        String summary;
+        String signature;
+        String data;
+    }
+
+    /** One {@code tool_calls} entry of a delta. */
+    static final class ToolFragment {
+        boolean hasIndex;
+        long index;
+        String id;
+        String name;
+        String arguments;
+    }
+}

@@ -1,0 +1,271 @@
+package io.modelgateway.codecs.translate;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.modelgateway.codecs.Ids;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * The answer side of a messages request served by an OpenAI-style upstream: a chat completion → an Anthropic
+ * message (API-CONTRACT 8.6–8.8), or, for streams, a {@link ChatStreamToMessages} per stream. Made by
+ * {@link MessagesToChatRequest}, which fills the tool-name table it restores names from (GD-22).
+ *
+ * <p>{@link #translate} borrows the upstream body (not released, reader index unchanged) and returns a new
+ * buffer owned by the caller. One instance per exchange, confined to its event loop.
+ */
+final class MessagesToChatResponse implements ResponseTranslator {
+    private final String upstreamModel;
+    private final MessagesToChatTools tools;
+    private Usage usage = Usage.ZERO;
+
+    MessagesToChatResponse(String upstreamModel, MessagesToChatTools tools) {
+        this.upstreamModel = upstreamModel;
+        this.tools = tools;
+    }
+
+    @Override
+    public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
+        JsonNode root;
+        try (InputStream in = new ByteBufInputStream(upstreamBody.duplicate())) {
+            root = MessagesToChatRequest.MAPPER.readTree(in);
+        } catch (IOException e) {
+            throw upstream("The upstream provider returned a response the gateway could not read.");
+        }
+        if (root == null || !root.isObject()) {
+            throw upstream("The upstream provider returned a response the gateway could not read.");
+        }
+        JsonNode error = root.get("error");
+        if (error != null && !error.isNull()) {
+            throw new TranslationException(upstreamError(error)); // some providers answer errors with a 200
+        }
+        JsonNode choice = root.path("choices").path(0);
+        JsonNode message = choice.path("message");
+        if (!message.isObject()) {
+            throw upstream("The upstream provider returned a response without a message.");
+        }
+        String finishReason = text(choice.get("finish_reason"));
+        if ("error".equals(finishReason)) {
+            throw upstream("The upstream provider reported an error while generating the response.");
+        }
+        usage = usage(root.get("usage"));
+        String refusal = text(message.get("refusal"));
+        boolean refused = refusal != null && !refusal.isEmpty();
+        String stopReason = refused ? "refusal" : StopReasons.toStopReason(finishReason);
+        String model = text(root.get("model"));
+
+        ByteBuf out = alloc.buffer(Math.max(256, upstreamBody.readableBytes() + 128));
+        boolean ok = false;
+        try (JsonGenerator g = MessagesToChatRequest.MAPPER.createGenerator((OutputStream) new ByteBufOutputStream(out),
+                JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("id", Ids.withPrefix("msg_"));
+            g.writeStringField("type", "message");
+            g.writeStringField("role", "assistant");
+            g.writeStringField("model", model != null ? model : upstreamModel);
+            g.writeArrayFieldStart("content");
+            writeThinking(g, message);
+            String content = contentText(message.get("content"));
+            if (!content.isEmpty()) {
+                writeText(g, content);
+            }
+            if (refused) {
+                writeText(g, refusal);
+            }
+            writeToolUses(g, message.get("tool_calls"));
+            g.writeEndArray();
+            g.writeStringField("stop_reason", stopReason);
+            g.writeNullField("stop_sequence"); // not knowable from a chat completion (8.7)
+            writeUsage(g, usage);
+            g.writeEndObject();
+            ok = true;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            if (!ok) {
+                out.release();
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public StreamTranslator newStream(ByteBufAllocator alloc) {
+        return new ChatStreamToMessages(alloc, tools, upstreamModel);
+    }
+
+    @Override
+    public Usage usage() {
+        return usage;
+    }
+
+    /**
+     * Leading thinking blocks: from {@code reasoning_details} text/summary entries (with their signature), else
+     * one unsigned block from {@code reasoning} / {@code reasoning_content}; encrypted entries → redacted_thinking.
+     */
+    private static void writeThinking(JsonGenerator g, JsonNode message) throws IOException {
+        JsonNode details = message.get("reasoning_details");
+        boolean textInDetails = false;
+        if (details != null && details.isArray()) {
+            for (JsonNode d : details) {
+                String type = text(d.get("type"));
+                textInDetails |= "reasoning.text".equals(type) || "reasoning.summary".equals(type);
+            }
+        }
+        if (!textInDetails) {
+            String plain = text(message.get("reasoning"));
+            if (plain == null || plain.isEmpty()) {
+                plain = text(message.get("reasoning_content"));
+            }
+            if (plain != null && !plain.isEmpty()) {
+                writeThinkingBlock(g, plain, "");
+            }
+        }
+        if (details == null || !details.isArray()) {
+            return;
+        }
+        for (JsonNode d : details) {
+            String type = text(d.get("type"));
+            if ("reasoning.text".equals(type) || "reasoning.summary".equals(type)) {
+                String thinking = text(d.get("reasoning.text".equals(type) ? "text" : "summary"));
+                String signature = text(d.get("signature"));
+                writeThinkingBlock(g, thinking == null ? "" : thinking, signature == null ? "" : signature);
+            } else if ("reasoning.encrypted".equals(type)) {
+                String data = text(d.get("data"));
+                if (data != null && !data.isEmpty()) {
+                    g.writeStartObject();
+                    g.writeStringField("type", "redacted_thinking");
+                    g.writeStringField("data", data);
+                    g.writeEndObject();
+                }
+            }
+        }
+    }
+
+    private static void writeThinkingBlock(JsonGenerator g, String thinking, String signature) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("type", "thinking");
+        g.writeStringField("thinking", thinking);
+        g.writeStringField("signature", signature);
+        g.writeEndObject();
+    }
+
+    private static void writeText(JsonGenerator g, String text) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("type", "text");
+        g.writeStringField("text", text);
+        g.writeEndObject();
+    }
+
+    private void writeToolUses(JsonGenerator g, JsonNode calls) throws IOException {
+        if (calls == null || !calls.isArray()) {
+            return;
+        }
+        for (JsonNode call : calls) {
+            JsonNode function = call.path("function");
+            g.writeStartObject();
+            g.writeStringField("type", "tool_use");
+            g.writeStringField("id", MessagesToChatTools.toolUseId(text(call.get("id"))));
+            g.writeStringField("name", tools.callerName(text(function.get("name"))));
+            g.writeFieldName("input");
+            writeInput(g, function.get("arguments"));
+            g.writeEndObject();
+        }
+    }
+
+    /** The parsed arguments object; anything else is kept as {@code {"_raw_arguments": "<string>"}}. */
+    private static void writeInput(JsonGenerator g, JsonNode arguments) throws IOException {
+        if (arguments != null && arguments.isObject()) { // some providers send an object, not a string
+            g.writeTree(arguments);
+            return;
+        }
+        String raw = text(arguments);
+        if (raw == null || raw.isBlank()) {
+            g.writeStartObject();
+            g.writeEndObject();
+            return;
+        }
+        JsonNode parsed = null;
+        try {
+            parsed = MessagesToChatRequest.MAPPER.readTree(raw);
+        } catch (IOException e) {
+            // not JSON: kept raw below
+        }
+        if (parsed != null && parsed.isObject()) {
+            g.writeTree(parsed);
+        } else {
+            g.writeStartObject();
+            g.writeStringField("_raw_arguments", raw);
+            g.writeEndObject();
+        }
+    }
+
+    /** {@code content} as a string, or the text parts of a content array some providers return. */
+    private static String contentText(JsonNode content) {
+        if (content == null) {
+            return "";
+        }
+        if (content.isTextual()) {
+            return content.textValue();
+        }
+        if (!content.isArray()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (JsonNode part : content) {
+            if ("text".equals(text(part.get("type")))) {
+                String t = text(part.get("text"));
+                sb.append(t == null ? "" : t);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** 8.8: chat usage → Anthropic counts ({@code input} excludes cache reads and writes). */
+    static Usage usage(JsonNode u) {
+        if (u == null || !u.isObject()) {
+            return Usage.ZERO;
+        }
+        return Usage.fromOpenAi(u.path("prompt_tokens").asLong(0), u.path("completion_tokens").asLong(0),
+                u.path("prompt_tokens_details").path("cached_tokens").asLong(0),
+                u.path("prompt_tokens_details").path("cache_write_tokens").asLong(0),
+                u.path("completion_tokens_details").path("reasoning_tokens").asLong(0));
+    }
+
+    static void writeUsage(JsonGenerator g, Usage u) throws IOException {
+        g.writeObjectFieldStart("usage");
+        g.writeNumberField("input_tokens", u.input());
+        g.writeNumberField("output_tokens", u.output());
+        g.writeNumberField("cache_creation_input_tokens", u.cacheCreation());
+        g.writeNumberField("cache_read_input_tokens", u.cacheRead());
+        g.writeEndObject();
+    }
+
+    /** An error object in a 200 body: overloaded when the upstream says so (code 503/529 or the word), else 502. */
+    private static GatewayError upstreamError(JsonNode error) {
+        String message = error.isTextual() ? error.textValue() : text(error.get("message"));
+        boolean overloaded = ChatStreamToMessages.overloaded(error.path("code").asText(""),
+                text(error.get("type")), message);
+        if (message == null || message.isEmpty()) {
+            message = overloaded ? "Overloaded" : "The upstream provider returned an error.";
+        }
+        return GatewayError.of(overloaded ? ErrorKind.OVERLOADED : ErrorKind.UPSTREAM_ERROR, message);
+    }
+
+    private static TranslationException upstream(String message) {
+        return new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR, message));
+    }
+
+    private static String text(JsonNode node) {
+        return node != null && node.isTextual() ? node.textValue() : null;
+    }
+}

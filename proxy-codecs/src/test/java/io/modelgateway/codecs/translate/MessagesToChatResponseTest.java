@@ -1,0 +1,118 @@
+package io.modelgateway.codecs.translate;
+
+import static io.modelgateway.codecs.translate.MessagesToChatRequestTest.resource;
+import static io.modelgateway.codecs.translate.MessagesToChatRequestTest.tree;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.modelgateway.codecs.error.ErrorKind;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * API-CONTRACT 8.6–8.8 golden files: a chat completion from the OpenAI-style upstream in, the Anthropic
+ * message the caller sees out. Generated ids are compared as {@code msg_ID} / {@code toolu_ID}.
+ */
+class MessagesToChatResponseTest {
+    private static final String DIR = "a2c/response/";
+    private static final Pattern MSG_ID = Pattern.compile("msg_[0-9A-Za-z]{24}(?![0-9A-Za-z_-])");
+    private static final Pattern TOOLU_ID = Pattern.compile("toolu_[0-9A-Za-z]{24}(?![0-9A-Za-z_-])");
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"text", "tool-calls", "reasoning-details", "reasoning-content", "refusal",
+            "empty-no-usage"})
+    void translate_goldenResponse_givesExactMessage(String name) throws Exception {
+        String out = translate(responseTranslator(), resource(DIR + name + ".chat.json"));
+        assertThat(out).as("compact").isEqualTo(new String(MessagesToChatRequest.MAPPER.writeValueAsBytes(tree(out)), StandardCharsets.UTF_8));
+        assertThat(tree(normaliseIds(out))).isEqualTo(tree(resource(DIR + name + ".messages.json")));
+    }
+
+    @Test
+    void translate_newMessageIdEachTime() throws Exception {
+        ResponseTranslator t = responseTranslator();
+        String a = translate(t, resource(DIR + "text.chat.json"));
+        String b = translate(t, resource(DIR + "text.chat.json"));
+        assertThat(tree(a).get("id").textValue()).matches("msg_[0-9A-Za-z]{24}")
+                .isNotEqualTo(tree(b).get("id").textValue());
+    }
+
+    @Test
+    void usage_afterTranslate_isTheLastUsageWithReasoningTokens() throws Exception {
+        ResponseTranslator t = responseTranslator();
+        assertThat(t.usage()).isEqualTo(Usage.ZERO);
+        translate(t, resource(DIR + "reasoning-details.chat.json"));
+        assertThat(t.usage()).isEqualTo(new Usage(50, 150, 100, 50, 120));
+        assertThat(t.usage().promptTokens()).isEqualTo(200);
+        translate(t, resource(DIR + "text.chat.json"));
+        assertThat(t.usage()).isEqualTo(new Usage(412, 96, 0, 1024, 0));
+    }
+
+    @Test
+    void translate_modelMissing_usesTheUpstreamModelName() throws Exception {
+        String out = translate(responseTranslator(), ("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                + "\"content\":\"x\"},\"finish_reason\":\"stop\"}]}").getBytes(StandardCharsets.UTF_8));
+        assertThat(tree(out).get("model").textValue()).isEqualTo(MessagesToChatRequestTest.UPSTREAM_MODEL);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "{\"id\":\"x\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"error\"}]}",
+            "{\"id\":\"x\",\"choices\":[]}",
+            "{\"id\":\"x\"}",
+            "{\"choices\":[{\"message\":{\"content\":\"Hi\"",
+            "<html>Bad gateway</html>",
+            "",
+            "[1,2]",
+            "{\"error\":{\"message\":\"Provider returned error\",\"code\":502}}",
+    })
+    void translate_unusableUpstreamBody_isUpstreamError(String body) {
+        TranslationException e = catchThrowableOfType(TranslationException.class,
+                () -> translate(responseTranslator(), body.getBytes(StandardCharsets.UTF_8)));
+        assertThat(e.error().kind()).isEqualTo(ErrorKind.UPSTREAM_ERROR);
+        assertThat(e.error().kind().anthropicType()).isEqualTo("api_error");
+    }
+
+    @Test
+    void translate_overloadErrorIn200Body_isOverloaded() {
+        byte[] body = "{\"error\":{\"message\":\"The server is overloaded\",\"code\":503}}".getBytes(StandardCharsets.UTF_8);
+        TranslationException e = catchThrowableOfType(TranslationException.class,
+                () -> translate(responseTranslator(), body));
+        assertThat(e.error().kind()).isEqualTo(ErrorKind.OVERLOADED);
+        assertThat(e.error().kind().anthropicType()).isEqualTo("overloaded_error");
+        assertThat(e.error().message()).isEqualTo("The server is overloaded");
+    }
+
+    /** The answer translator of the long-tool-names request, so shortened names can be restored (GD-22). */
+    static ResponseTranslator responseTranslator() throws TranslationException {
+        byte[] request = resource(MessagesToChatRequestTest.DIR + "long-tool-names.messages.json");
+        TranslatedRequest r = MessagesToChatRequest.translate(ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(request),
+                new MessagesToChatOptions(MessagesToChatRequestTest.UPSTREAM_MODEL, false, false));
+        r.body().release();
+        return r.response();
+    }
+
+    private static String translate(ResponseTranslator t, byte[] body) throws TranslationException {
+        ByteBuf in = ByteBufAllocator.DEFAULT.directBuffer(Math.max(1, body.length)).writeBytes(body);
+        try {
+            ByteBuf out = t.translate(ByteBufAllocator.DEFAULT, in);
+            try {
+                return out.toString(StandardCharsets.UTF_8);
+            } finally {
+                out.release();
+            }
+        } finally {
+            assertThat(in.readerIndex()).isZero();
+            in.release();
+        }
+    }
+
+    static String normaliseIds(String s) {
+        return TOOLU_ID.matcher(MSG_ID.matcher(s).replaceAll("msg_ID")).replaceAll("toolu_ID");
+    }
+}
