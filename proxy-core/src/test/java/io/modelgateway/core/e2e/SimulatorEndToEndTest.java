@@ -117,6 +117,9 @@ class SimulatorEndToEndTest {
         assertThat(body).endsWith("data: [DONE]\n\n");
         List<JsonNode> out = new ArrayList<>();
         for (String e : body.split("\n\n")) {
+            if (e.startsWith(":")) {
+                continue; // an SSE comment (keep-alive): SDK parsers skip it
+            }
             assertThat(e).startsWith("data: ");
             String data = e.substring(6);
             if (!data.equals("[DONE]")) {
