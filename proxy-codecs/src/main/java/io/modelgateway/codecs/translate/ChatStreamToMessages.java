@@ -94,12 +94,14 @@ final class ChatStreamToMessages implements StreamTranslator {
         try {
             int len = readData(event);
             if (len < 0) {
+                // Before message_start a ping would break the 5.10 grammar; the proxy's own keep-alive covers it.
                 if (comment && started) {
                     out.accept(alloc.buffer(PING.length).writeBytes(PING)); // keep-alive comment → ping (GD-11)
                 }
                 return;
             }
             if (isDone(len)) {
+                // [DONE] without a finish reason is a truncated answer as far as the caller can tell (8.9 step 8).
                 if (started && stopReason != null) {
                     finish(out);
                 } else {
@@ -112,6 +114,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             }
             apply(Chunk.parse(data, len), out);
         } catch (IOException | RuntimeException e) {
+            // The chunk is parsed whole before anything is emitted, so the caller sees complete events, then this.
             if (!finished) {
                 fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream provider sent a malformed stream event.");
             }
@@ -143,6 +146,7 @@ final class ChatStreamToMessages implements StreamTranslator {
     // ---- one upstream chunk -------------------------------------------------------------------------------
 
     private void apply(Chunk c, Consumer<ByteBuf> out) {
+        // An error may come before any chunk: then it is the only event (both Anthropic SDKs raise on it).
         if (c.error || errorEvent) {
             String message = c.errorMessage != null ? c.errorMessage : c.topMessage;
             boolean overloaded = overloaded(c.error ? c.errorCode : c.topCode, c.error ? c.errorType : c.topType,
@@ -191,6 +195,7 @@ final class ChatStreamToMessages implements StreamTranslator {
                 }
             }
         }
+        // The finish reason is held, not sent: OpenAI's usage chunk comes after it and message_delta needs both.
         if (c.finishReason != null) {
             if ("error".equals(c.finishReason)) { // OpenRouter: not a stop reason (8.7)
                 fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream provider reported an error while generating.");
