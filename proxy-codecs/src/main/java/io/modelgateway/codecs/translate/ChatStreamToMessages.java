@@ -16,7 +16,6 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
-import io.netty.util.ByteProcessor;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -55,7 +54,8 @@ final class ChatStreamToMessages implements StreamTranslator {
     private final ByteBufAllocator alloc;
     private final MessagesToChatTools tools;
     private final String fallbackModel;
-    /** The joined {@code data:} lines of the current event. */
+    /** The bytes of the current event, and its joined {@code data:} lines. */
+    private byte[] raw = new byte[512];
     private byte[] data = new byte[512];
     private boolean comment;
     private boolean errorEvent;
@@ -94,12 +94,14 @@ final class ChatStreamToMessages implements StreamTranslator {
         try {
             int len = readData(event);
             if (len < 0) {
+                // Before message_start a ping would break the 5.10 grammar; the proxy's own keep-alive covers it.
                 if (comment && started) {
                     out.accept(alloc.buffer(PING.length).writeBytes(PING)); // keep-alive comment → ping (GD-11)
                 }
                 return;
             }
             if (isDone(len)) {
+                // [DONE] without a finish reason is a truncated answer as far as the caller can tell (8.9 step 8).
                 if (started && stopReason != null) {
                     finish(out);
                 } else {
@@ -112,6 +114,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             }
             apply(Chunk.parse(data, len), out);
         } catch (IOException | RuntimeException e) {
+            // The chunk is parsed whole before anything is emitted, so the caller sees complete events, then this.
             if (!finished) {
                 fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream provider sent a malformed stream event.");
             }
@@ -143,6 +146,7 @@ final class ChatStreamToMessages implements StreamTranslator {
     // ---- one upstream chunk -------------------------------------------------------------------------------
 
     private void apply(Chunk c, Consumer<ByteBuf> out) {
+        // An error may come before any chunk: then it is the only event (both Anthropic SDKs raise on it).
         if (c.error || errorEvent) {
             String message = c.errorMessage != null ? c.errorMessage : c.topMessage;
             boolean overloaded = overloaded(c.error ? c.errorCode : c.topCode, c.error ? c.errorType : c.topType,
@@ -191,6 +195,7 @@ final class ChatStreamToMessages implements StreamTranslator {
                 }
             }
         }
+        // The finish reason is held, not sent: OpenAI's usage chunk comes after it and message_delta needs both.
         if (c.finishReason != null) {
             if ("error".equals(c.finishReason)) { // OpenRouter: not a stop reason (8.7)
                 fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream provider reported an error while generating.");
@@ -435,40 +440,50 @@ final class ChatStreamToMessages implements StreamTranslator {
     /**
      * Joins the event's {@code data:} lines (one optional space after the colon dropped, lines joined with
      * {@code \n}) into {@link #data}; returns their length, or -1 when the event has no data line. Notes
-     * comments and {@code event: error} on the way. Lines end with LF, CRLF or CR.
+     * comments and {@code event: error} on the way. Lines end with LF, CRLF or CR. The event is copied out
+     * once and scanned as an array: one buffer access instead of one per byte.
      */
     private int readData(ByteBuf e) {
         comment = false;
         errorEvent = false;
+        int end = e.readableBytes();
+        if (raw.length < end) {
+            raw = new byte[Math.max(end, raw.length * 2)];
+        }
+        e.getBytes(e.readerIndex(), raw, 0, end);
+        byte[] r = raw;
         int len = -1;
-        int i = e.readerIndex();
-        int end = e.writerIndex();
+        int i = 0;
         while (i < end) {
-            int eol = e.forEachByte(i, end - i, ByteProcessor.FIND_CRLF);
-            int lineEnd = eol < 0 ? end : eol;
-            int next = eol < 0 ? end
-                    : e.getByte(eol) == '\r' && eol + 1 < end && e.getByte(eol + 1) == '\n' ? eol + 2 : eol + 1;
+            int lineEnd = i;
+            while (lineEnd < end && r[lineEnd] != '\n' && r[lineEnd] != '\r') {
+                lineEnd++;
+            }
+            int next = lineEnd < end && r[lineEnd] == '\r' && lineEnd + 1 < end && r[lineEnd + 1] == '\n'
+                    ? lineEnd + 2 : lineEnd + 1;
             if (lineEnd > i) {
-                if (e.getByte(i) == ':') {
+                if (r[i] == ':') {
                     comment = true;
                 } else {
-                    int colon = e.indexOf(i, lineEnd, (byte) ':');
-                    int nameEnd = colon < 0 ? lineEnd : colon;
-                    int v = colon < 0 ? lineEnd : colon + 1;
-                    if (v < lineEnd && e.getByte(v) == ' ') {
+                    int colon = i;
+                    while (colon < lineEnd && r[colon] != ':') {
+                        colon++;
+                    }
+                    int v = colon < lineEnd ? colon + 1 : lineEnd;
+                    if (v < lineEnd && r[v] == ' ') {
                         v++;
                     }
-                    if (is(e, i, nameEnd, "data")) {
+                    if (is(r, i, colon, "data")) {
                         int n = lineEnd - v;
                         int at = len < 0 ? 0 : len + 1;
                         ensure(at + n);
                         if (len >= 0) {
                             data[len] = '\n';
                         }
-                        e.getBytes(v, data, at, n);
+                        System.arraycopy(r, v, data, at, n);
                         len = at + n;
-                    } else if (is(e, i, nameEnd, "event")) {
-                        errorEvent = is(e, v, lineEnd, "error");
+                    } else if (is(r, i, colon, "event")) {
+                        errorEvent = is(r, v, lineEnd, "error");
                     }
                 }
             }
@@ -477,12 +492,12 @@ final class ChatStreamToMessages implements StreamTranslator {
         return len;
     }
 
-    private static boolean is(ByteBuf e, int from, int to, String ascii) {
+    private static boolean is(byte[] r, int from, int to, String ascii) {
         if (to - from != ascii.length()) {
             return false;
         }
         for (int k = 0; k < ascii.length(); k++) {
-            if (e.getByte(from + k) != ascii.charAt(k)) {
+            if (r[from + k] != ascii.charAt(k)) {
                 return false;
             }
         }

@@ -157,6 +157,7 @@ public final class MessagesToChatRequest {
                     throw invalid("messages[" + i + "]: must be an object.", "messages[" + i + "]", "invalid_type");
                 }
                 String role = text(m.get("role"));
+                // role system is only valid from anthropic-version 2026-10-21; the gateway checked the header.
                 if (!"user".equals(role) && !"assistant".equals(role) && !"system".equals(role)) {
                     throw invalid("messages[" + i + "].role: must be one of `user`, `assistant`, `system`.",
                             "messages[" + i + "].role", "invalid_value");
@@ -277,6 +278,8 @@ public final class MessagesToChatRequest {
                     default -> throw unsupportedBlock(b.path(), b.type());
                 }
             }
+            // Chat tool messages carry text only. The images go in a user message right after the tool
+            // messages: placed between them, it would break "tool messages follow their assistant message".
             if (!resultImages.isEmpty()) {
                 g.writeStartObject();
                 g.writeStringField("role", "user");
@@ -292,6 +295,7 @@ public final class MessagesToChatRequest {
             }
             g.writeStartObject();
             g.writeStringField("role", "user");
+            // A lone text block as a plain string: the most widely accepted form among compatible servers.
             if (rest.size() == 1 && "text".equals(rest.get(0).type())) {
                 g.writeStringField("content", rest.get(0).node().get("text").textValue());
             } else {
@@ -345,6 +349,7 @@ public final class MessagesToChatRequest {
                 String at = b.path() + ".content";
                 throw invalid(at + ": must be a string or an array of content blocks.", at, "invalid_type");
             }
+            // Chat has no error flag on tool results; the prefix is how the model learns the call failed.
             if (r.path("is_error").asBoolean(false) && !text.startsWith("Error: ")) {
                 text = "Error: " + text;
             }
@@ -414,6 +419,7 @@ public final class MessagesToChatRequest {
             }
             g.writeStartObject();
             g.writeStringField("role", "assistant");
+            // Chat wants content null (not "") beside tool calls, and a string otherwise.
             if (text.length() > 0) {
                 g.writeStringField("content", text.toString());
             } else if (!calls.isEmpty()) {
@@ -577,7 +583,7 @@ public final class MessagesToChatRequest {
                         "tool_choice.type", "invalid_value");
             }
             if (!anyTools) {
-                return;
+                return; // OpenAI rejects tool_choice and parallel_tool_calls without tools
             }
             switch (type) {
                 case "auto" -> g.writeStringField("tool_choice", "auto");

@@ -109,16 +109,23 @@ final class MessagesToChatResponse implements ResponseTranslator {
     }
 
     /**
-     * Leading thinking blocks: from {@code reasoning_details} text/summary entries (with their signature), else
-     * one unsigned block from {@code reasoning} / {@code reasoning_content}; encrypted entries → redacted_thinking.
+     * Leading thinking blocks: one per {@code reasoning_details} text/summary entry that has text (with its
+     * signature); when no entry has text, one block from {@code reasoning} / {@code reasoning_content} signed
+     * with the first signature in the details (else {@code ""}); encrypted entries → redacted_thinking.
      */
     private static void writeThinking(JsonGenerator g, JsonNode message) throws IOException {
         JsonNode details = message.get("reasoning_details");
+        if (details == null || !details.isArray()) {
+            details = MessagesToChatRequest.MAPPER.createArrayNode();
+        }
         boolean textInDetails = false;
-        if (details != null && details.isArray()) {
-            for (JsonNode d : details) {
-                String type = text(d.get("type"));
-                textInDetails |= "reasoning.text".equals(type) || "reasoning.summary".equals(type);
+        String firstSignature = null;
+        for (JsonNode d : details) {
+            String t = detailText(d);
+            textInDetails |= t != null && !t.isEmpty();
+            String signature = text(d.get("signature"));
+            if (firstSignature == null && signature != null && !signature.isEmpty() && isTextDetail(d)) {
+                firstSignature = signature;
             }
         }
         if (!textInDetails) {
@@ -126,20 +133,18 @@ final class MessagesToChatResponse implements ResponseTranslator {
             if (plain == null || plain.isEmpty()) {
                 plain = text(message.get("reasoning_content"));
             }
-            if (plain != null && !plain.isEmpty()) {
-                writeThinkingBlock(g, plain, "");
+            if (plain != null && !plain.isEmpty() || firstSignature != null) {
+                writeThinkingBlock(g, plain == null ? "" : plain, firstSignature == null ? "" : firstSignature);
             }
         }
-        if (details == null || !details.isArray()) {
-            return;
-        }
         for (JsonNode d : details) {
-            String type = text(d.get("type"));
-            if ("reasoning.text".equals(type) || "reasoning.summary".equals(type)) {
-                String thinking = text(d.get("reasoning.text".equals(type) ? "text" : "summary"));
-                String signature = text(d.get("signature"));
-                writeThinkingBlock(g, thinking == null ? "" : thinking, signature == null ? "" : signature);
-            } else if ("reasoning.encrypted".equals(type)) {
+            if (isTextDetail(d)) {
+                if (textInDetails) {
+                    String thinking = detailText(d);
+                    String signature = text(d.get("signature"));
+                    writeThinkingBlock(g, thinking == null ? "" : thinking, signature == null ? "" : signature);
+                }
+            } else if ("reasoning.encrypted".equals(text(d.get("type")))) {
                 String data = text(d.get("data"));
                 if (data != null && !data.isEmpty()) {
                     g.writeStartObject();
@@ -149,6 +154,20 @@ final class MessagesToChatResponse implements ResponseTranslator {
                 }
             }
         }
+    }
+
+    private static boolean isTextDetail(JsonNode d) {
+        String type = text(d.get("type"));
+        return "reasoning.text".equals(type) || "reasoning.summary".equals(type);
+    }
+
+    /** The text of a reasoning.text entry or the summary of a reasoning.summary entry; null otherwise. */
+    private static String detailText(JsonNode d) {
+        String type = text(d.get("type"));
+        if ("reasoning.text".equals(type)) {
+            return text(d.get("text"));
+        }
+        return "reasoning.summary".equals(type) ? text(d.get("summary")) : null;
     }
 
     private static void writeThinkingBlock(JsonGenerator g, String thinking, String signature) throws IOException {

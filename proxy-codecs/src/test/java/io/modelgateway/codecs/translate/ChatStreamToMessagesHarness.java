@@ -25,22 +25,38 @@ final class ChatStreamToMessagesHarness {
     private ChatStreamToMessagesHarness() {
     }
 
-    /** A translator as the proxy gets it: from the long-tool-names request, so GD-22 names are restored. */
-    static StreamTranslator newTranslator() {
+    /** The answer side of the long-tool-names request, so GD-22 names are restored; made once (read-only). */
+    private static final ResponseTranslator RESPONSE;
+
+    static {
         try {
-            return MessagesToChatResponseTest.responseTranslator().newStream(ByteBufAllocator.DEFAULT);
+            RESPONSE = MessagesToChatResponseTest.responseTranslator();
         } catch (TranslationException e) {
-            throw new AssertionError(e);
+            throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /** A stream translator as the proxy gets it. */
+    static StreamTranslator newTranslator() {
+        return newTranslator(ByteBufAllocator.DEFAULT);
+    }
+
+    static StreamTranslator newTranslator(ByteBufAllocator alloc) {
+        return RESPONSE.newStream(alloc);
     }
 
     /** Feeds {@code pieces} (each as its own direct buffer) and ends the stream; returns the caller's events. */
     static List<String> run(StreamTranslator t, List<byte[]> pieces, boolean clean) {
+        return run(t, pieces, clean, ByteBufAllocator.DEFAULT);
+    }
+
+    /** As {@link #run(StreamTranslator, List, boolean)}, with the input and scanner buffers from {@code alloc}. */
+    static List<String> run(StreamTranslator t, List<byte[]> pieces, boolean clean, ByteBufAllocator alloc) {
         List<String> out = new ArrayList<>();
-        SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT);
+        SseEventScanner scanner = new SseEventScanner(alloc);
         try {
             for (byte[] piece : pieces) {
-                ByteBuf in = ByteBufAllocator.DEFAULT.directBuffer(Math.max(1, piece.length)).writeBytes(piece);
+                ByteBuf in = alloc.directBuffer(Math.max(1, piece.length)).writeBytes(piece);
                 try {
                     scanner.feed(in, event -> deliver(t, event, out));
                 } finally {

@@ -54,6 +54,28 @@ class MessagesToChatResponseTest {
     }
 
     @Test
+    void translate_signatureOnlyDetailWithPlainReasoning_signsThePlainReasoning() throws Exception {
+        String out = translate(responseTranslator(), ("{\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{"
+                + "\"role\":\"assistant\",\"content\":\"A\",\"reasoning\":\"Because.\",\"reasoning_details\":["
+                + "{\"type\":\"reasoning.text\",\"signature\":\"sig\",\"index\":0},"
+                + "{\"type\":\"reasoning.encrypted\",\"data\":\"enc\",\"index\":1}]},\"finish_reason\":\"stop\"}]}")
+                .getBytes(StandardCharsets.UTF_8));
+        assertThat(tree(out).get("content")).isEqualTo(tree("[{\"type\":\"thinking\",\"thinking\":\"Because.\","
+                + "\"signature\":\"sig\"},{\"type\":\"redacted_thinking\",\"data\":\"enc\"},"
+                + "{\"type\":\"text\",\"text\":\"A\"}]"));
+    }
+
+    @Test
+    void translate_summaryDetails_becomeThinkingBlocks() throws Exception {
+        String out = translate(responseTranslator(), ("{\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{"
+                + "\"role\":\"assistant\",\"content\":\"A\",\"reasoning\":\"S1S2\",\"reasoning_details\":["
+                + "{\"type\":\"reasoning.summary\",\"summary\":\"S1\"},{\"type\":\"reasoning.summary\",\"summary\":\"S2\"}]},"
+                + "\"finish_reason\":\"stop\"}]}").getBytes(StandardCharsets.UTF_8));
+        assertThat(tree(out).get("content")).isEqualTo(tree("[{\"type\":\"thinking\",\"thinking\":\"S1\",\"signature\":\"\"},"
+                + "{\"type\":\"thinking\",\"thinking\":\"S2\",\"signature\":\"\"},{\"type\":\"text\",\"text\":\"A\"}]"));
+    }
+
+    @Test
     void translate_modelMissing_usesTheUpstreamModelName() throws Exception {
         String out = translate(responseTranslator(), ("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
                 + "\"content\":\"x\"},\"finish_reason\":\"stop\"}]}").getBytes(StandardCharsets.UTF_8));
