@@ -51,6 +51,16 @@ class RequestPeekTest {
     }
 
     @Test
+    void peek_whitespaceAroundTokens_offsetsFrameTheStringToken() {
+        String body = "{ \"messages\" : [ {\"role\":\"user\"} ] ,\n  \"model\" :\t \"m-1\" , \"encoding_format\" : \"base64\" }";
+        for (ByteBuf buf : new ByteBuf[] {wrap(body), Unpooled.directBuffer().writeBytes(body.getBytes(StandardCharsets.UTF_8))}) {
+            RequestPeek p = RequestPeek.peek(Endpoint.CHAT_COMPLETIONS, buf, false);
+            assertThat(body.substring(p.modelStart(), p.modelEnd())).isEqualTo("\"m-1\"");
+            buf.release();
+        }
+    }
+
+    @Test
     void peek_malformedJson_isInvalidJson() {
         RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"x\",");
         assertThat(p.error().kind()).isEqualTo(ErrorKind.INVALID_REQUEST);
