@@ -35,6 +35,10 @@ public final class KeyConfig {
     private final boolean anyModel;
     private final Set<String> exactModels;
     private final String[] modelGlobs;
+    private final LimitsConfig limits;
+    /** Per-model limits of this key: model name or glob → limits, first match wins (config order). */
+    private final java.util.LinkedHashMap<String, LimitsConfig> modelLimits;
+    private final boolean rateLimitHeaders;
 
     /**
      * @param sha256      the 32-byte SHA-256 of the key; copied
@@ -42,6 +46,21 @@ public final class KeyConfig {
      * @param development true only for the key built from {@code development_key}
      */
     public KeyConfig(String name, byte[] sha256, List<String> models, boolean development) {
+        this(name, sha256, models, development, LimitsConfig.NONE, java.util.Map.of(), true);
+    }
+
+    /**
+     * @param limits           limits of everything this key does
+     * @param modelLimits      limits of this key on one model: model name or glob → limits; the first matching
+     *                         entry (in iteration order) applies
+     * @param rateLimitHeaders whether successful responses carry the rate-limit header families (API-CONTRACT
+     *                         2.3) when a requests or tokens limit applies
+     */
+    public KeyConfig(String name, byte[] sha256, List<String> models, boolean development, LimitsConfig limits,
+            java.util.Map<String, LimitsConfig> modelLimits, boolean rateLimitHeaders) {
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.modelLimits = new java.util.LinkedHashMap<>(modelLimits);
+        this.rateLimitHeaders = rateLimitHeaders;
         this.name = Objects.requireNonNull(name, "name");
         if (sha256 == null || sha256.length != 32) {
             throw new IllegalArgumentException("a key hash must be 32 bytes");
@@ -81,6 +100,35 @@ public final class KeyConfig {
     /** The model patterns as configured. */
     public List<String> models() {
         return models;
+    }
+
+    /** Limits of everything this key does ({@link LimitsConfig#NONE} when none). */
+    public LimitsConfig limits() {
+        return limits;
+    }
+
+    /** Limits of this key on {@code model} ({@link LimitsConfig#NONE} when none). */
+    public LimitsConfig limitsFor(String model) {
+        if (modelLimits.isEmpty()) {
+            return LimitsConfig.NONE;
+        }
+        for (java.util.Map.Entry<String, LimitsConfig> e : modelLimits.entrySet()) {
+            String p = e.getKey();
+            if (p.equals(model) || p.equals("*") || (Glob.isGlob(p) && Glob.matches(p, model))) {
+                return e.getValue();
+            }
+        }
+        return LimitsConfig.NONE;
+    }
+
+    /** The per-model limits as configured (pattern → limits). */
+    public java.util.Map<String, LimitsConfig> modelLimits() {
+        return java.util.Collections.unmodifiableMap(modelLimits);
+    }
+
+    /** Whether successful responses carry rate-limit headers when a requests or tokens limit applies. */
+    public boolean rateLimitHeaders() {
+        return rateLimitHeaders;
     }
 
     public boolean allowsModel(String model) {

@@ -11,14 +11,22 @@ import java.util.Objects;
  * @param supportsDimensions embeddings: whether {@code dimensions} may be sent (else 400)
  * @param encodeBase64       embeddings: the provider returns floats only, so the gateway asks for floats and
  *                           encodes {@code base64} itself when the caller wants it
+ * @param limits             limits of this model across all keys ({@link LimitsConfig#NONE} when none)
  */
 public record ModelConfig(String name, ModelType type, List<DeploymentConfig> deployments, int maxOutputTokens,
-        boolean noTemperature, boolean supportsDimensions, boolean encodeBase64) {
+        boolean noTemperature, boolean supportsDimensions, boolean encodeBase64, LimitsConfig limits) {
+
+    public ModelConfig(String name, ModelType type, List<DeploymentConfig> deployments, int maxOutputTokens,
+            boolean noTemperature, boolean supportsDimensions, boolean encodeBase64) {
+        this(name, type, deployments, maxOutputTokens, noTemperature, supportsDimensions, encodeBase64,
+                LimitsConfig.NONE);
+    }
 
     public ModelConfig {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
         deployments = List.copyOf(deployments);
+        limits = limits == null ? LimitsConfig.NONE : limits;
         if (deployments.isEmpty()) {
             throw new IllegalArgumentException("a model needs at least one deployment");
         }

@@ -1,0 +1,41 @@
+package io.modelgateway.core.limit;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.error.GatewayError;
+import io.netty.handler.codec.http.HttpHeaders;
+
+/**
+ * The outcome of {@link RateLimiter#admit}: a refusal (answer 429 with {@link #error()} and the headers of
+ * {@link #addHeaders}), or a reservation that the exchange settles exactly once when it ends. SKELETON.
+ *
+ * <p>Confined to the event loop of its exchange (settle is called there); the shared state it updates is
+ * lock-free.
+ */
+public abstract class Admission {
+    /** No limit applies: admitted, adds no header, settles nothing. */
+    public static final Admission UNLIMITED = null; // to be written
+
+    public abstract boolean admitted();
+
+    /** The 429 to answer when refused (RATE_LIMIT kind; message names the limit, type requests/tokens); null when admitted. */
+    public abstract GatewayError error();
+
+    /** When refused: how long until this request would be admitted, in milliseconds (at least 1). */
+    public abstract long retryAfterMillis();
+
+    /** When refused: which limit, e.g. {@code requests_per_minute} (for metrics and logs); null when admitted. */
+    public abstract String refusedLimit();
+
+    /**
+     * Adds the rate-limit header family of the caller's style (API-CONTRACT 2.3: {@code x-ratelimit-*} for
+     * OpenAI style, {@code anthropic-ratelimit-*} for Anthropic style) when the key has rate-limit headers on
+     * and a requests or tokens limit applies; on a refusal also {@code Retry-After} and {@code retry-after-ms}.
+     */
+    public abstract void addHeaders(HttpHeaders headers, ApiStyle style);
+
+    /**
+     * The exchange ended having used {@code actualTokens} (input + output; the estimate when unknown): token
+     * reservations are corrected by the difference and concurrency slots freed. Only the first call counts.
+     */
+    public abstract void settle(long actualTokens);
+}

@@ -1,0 +1,244 @@
+package io.modelgateway.core.observe;
+
+import io.modelgateway.codecs.Endpoint;
+
+/**
+ * What the access log and the metrics learn of one API exchange. Made when the request is routed, filled in by
+ * the handlers it passes (key name, model, deployment, tokens) and by the response observer (status, bytes,
+ * timings), and handed to the {@link ExchangeObserver} once, when the exchange ends. Confined to the client
+ * channel's event loop until {@link #end} hands it over; never holds a key or any request content.
+ */
+public final class ExchangeRecord {
+    /** Where the token counts came from. */
+    public enum UsageSource {
+        /** No tokens were used (refused before any upstream was asked). */
+        NONE("none"),
+        /** The upstream's own usage. */
+        UPSTREAM("upstream"),
+        /** The gateway's estimate: the upstream never said (cancelled early, lost, or it sends no usage). */
+        ESTIMATED("estimated");
+
+        private final String label;
+
+        UsageSource(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    private final String requestId;
+    /** Null for {@code GET /api/v1/models}. */
+    private final Endpoint endpoint;
+    private final long startNanos;
+    private final long startEpochMillis;
+    private final long bytesIn;
+
+    private String keyName;
+    private String model;
+    private String provider;
+    private String deployment;
+    private boolean stream;
+    private int status;
+    private long bytesOut;
+    private long headNanos;
+    private long firstByteNanos;
+    private long upstreamSentNanos;
+    private long upstreamHeadNanos;
+    private long endNanos;
+    private long inputTokens;
+    private long outputTokens;
+    private UsageSource usageSource = UsageSource.NONE;
+    private Outcome outcome;
+    private String limit;
+    private boolean responseComplete;
+
+    public ExchangeRecord(String requestId, Endpoint endpoint, long startNanos, long startEpochMillis, long bytesIn) {
+        this.requestId = requestId;
+        this.endpoint = endpoint;
+        this.startNanos = startNanos;
+        this.startEpochMillis = startEpochMillis;
+        this.bytesIn = bytesIn;
+    }
+
+    /** Marks the end and fixes the outcome; true the first time only (the caller then hands the record on). */
+    public boolean end(Outcome outcome, long nowNanos) {
+        if (this.outcome != null) {
+            return false;
+        }
+        this.outcome = outcome;
+        this.endNanos = nowNanos;
+        return true;
+    }
+
+    public boolean ended() {
+        return outcome != null;
+    }
+
+    // ---- set by the handlers
+
+    public void keyName(String keyName) {
+        this.keyName = keyName;
+    }
+
+    public void model(String model) {
+        this.model = model;
+    }
+
+    public void deployment(String provider, String upstreamModel) {
+        this.provider = provider;
+        this.deployment = upstreamModel;
+    }
+
+    public void stream(boolean stream) {
+        this.stream = stream;
+    }
+
+    public void usage(long inputTokens, long outputTokens, UsageSource source) {
+        this.inputTokens = inputTokens;
+        this.outputTokens = outputTokens;
+        this.usageSource = source;
+    }
+
+    public void limit(String limit) {
+        this.limit = limit;
+    }
+
+    public void upstreamSent(long nanos) {
+        this.upstreamSentNanos = nanos;
+    }
+
+    public void upstreamHead(long nanos) {
+        if (upstreamHeadNanos == 0) {
+            this.upstreamHeadNanos = nanos;
+        }
+    }
+
+    // ---- set by the response observer
+
+    /** The response head went out with {@code status}. */
+    public void head(int status, long nanos) {
+        this.status = status;
+        this.headNanos = nanos;
+    }
+
+    /** {@code n} body bytes went out; the first non-empty write marks the first byte. */
+    public void bodyBytes(int n, long nanos) {
+        if (n > 0 && firstByteNanos == 0) {
+            firstByteNanos = nanos;
+        }
+        bytesOut += n;
+    }
+
+    /** The last part of the response was written. */
+    public void markResponseComplete() {
+        this.responseComplete = true;
+    }
+
+    // ---- read by observers
+
+    public String requestId() {
+        return requestId;
+    }
+
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    /** {@code chat_completions}, {@code embeddings}, {@code messages} or {@code models}. */
+    public String endpointLabel() {
+        if (endpoint == null) {
+            return "models";
+        }
+        return switch (endpoint) {
+            case CHAT_COMPLETIONS -> "chat_completions";
+            case EMBEDDINGS -> "embeddings";
+            case MESSAGES -> "messages";
+        };
+    }
+
+    public String keyName() {
+        return keyName;
+    }
+
+    /** The configured model the caller asked for; null when unknown or not (yet) resolved. */
+    public String model() {
+        return model;
+    }
+
+    public String provider() {
+        return provider;
+    }
+
+    public String deployment() {
+        return deployment;
+    }
+
+    public boolean stream() {
+        return stream;
+    }
+
+    /** The status sent to the client; 0 when no response head went out (client left first). */
+    public int status() {
+        return status;
+    }
+
+    public long bytesIn() {
+        return bytesIn;
+    }
+
+    public long bytesOut() {
+        return bytesOut;
+    }
+
+    public long startNanos() {
+        return startNanos;
+    }
+
+    public long startEpochMillis() {
+        return startEpochMillis;
+    }
+
+    /** Nanoseconds from the request to the first body byte sent; -1 when none was. */
+    public long firstByteLatencyNanos() {
+        return firstByteNanos == 0 ? -1 : firstByteNanos - startNanos;
+    }
+
+    /** Nanoseconds from sending the upstream request to the upstream's response head; -1 when unknown. */
+    public long upstreamLatencyNanos() {
+        return upstreamSentNanos == 0 || upstreamHeadNanos == 0 ? -1 : upstreamHeadNanos - upstreamSentNanos;
+    }
+
+    /** Nanoseconds from the request to the end of the exchange. */
+    public long durationNanos() {
+        return endNanos - startNanos;
+    }
+
+    public long inputTokens() {
+        return inputTokens;
+    }
+
+    public long outputTokens() {
+        return outputTokens;
+    }
+
+    public UsageSource usageSource() {
+        return usageSource;
+    }
+
+    /** Null until {@link #end}. */
+    public Outcome outcome() {
+        return outcome;
+    }
+
+    /** The limit that refused the request; null when none did. */
+    public String limit() {
+        return limit;
+    }
+
+    public boolean responseComplete() {
+        return responseComplete;
+    }
+}
