@@ -39,6 +39,14 @@ public final class RequestPeek {
     private boolean stream;
     private boolean hasStreamOptions;
     private boolean includeUsage;
+    /** Offset just after the body's opening brace. */
+    private int bodyInner = -1;
+    /** Offset just after the opening brace of {@code stream_options}, and how many members it has. */
+    private int streamOptionsInner = -1;
+    private int streamOptionsMembers;
+    /** Offsets of the value token of {@code stream_options.include_usage} (false or null); -1 when absent. */
+    private int includeUsageStart = -1;
+    private int includeUsageEnd = -1;
     private int maxTokens = -1;
     private int maxCompletionTokens = -1;
     private int n = 1;
@@ -97,6 +105,33 @@ public final class RequestPeek {
     }
 
     /** The effective output cap, -1 when absent ({@code max_completion_tokens} wins over {@code max_tokens}). */
+    /**
+     * Chat streams: the edit that makes the upstream send its usage chunk ({@code stream_options.include_usage}
+     * true) when the caller did not ask for it, so every exchange is accounted from the upstream's own counts
+     * (the gateway then withholds that chunk from the caller, GD-21). Null when no edit is needed: not a stream,
+     * or the caller asked for usage already. Keeps whatever else {@code stream_options} holds.
+     */
+    public BodySplicer.Edit includeUsageEdit() {
+        if (!stream || includeUsage || bodyInner < 0) {
+            return null;
+        }
+        if (includeUsageStart >= 0) {
+            return new BodySplicer.Edit(includeUsageStart, includeUsageEnd, TRUE);
+        }
+        if (streamOptionsInner >= 0) {
+            return new BodySplicer.Edit(streamOptionsInner, streamOptionsInner,
+                    streamOptionsMembers == 0 ? INCLUDE_USAGE : INCLUDE_USAGE_COMMA);
+        }
+        return new BodySplicer.Edit(bodyInner, bodyInner, STREAM_OPTIONS_MEMBER);
+    }
+
+    private static final byte[] TRUE = "true".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] INCLUDE_USAGE = "\"include_usage\":true".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] INCLUDE_USAGE_COMMA =
+            "\"include_usage\":true,".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] STREAM_OPTIONS_MEMBER =
+            "\"stream_options\":{\"include_usage\":true},".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     public int maxTokens() {
         return maxCompletionTokens > 0 ? maxCompletionTokens : maxTokens;
     }
@@ -161,6 +196,7 @@ public final class RequestPeek {
                 fail(GatewayError.invalid("The request body must be a JSON object.", null, "invalid_json"));
                 return;
             }
+            bodyInner = (int) parser.currentLocation().getByteOffset();
             switch (endpoint) {
                 case CHAT_COMPLETIONS -> chat();
                 case EMBEDDINGS -> embeddings();
@@ -397,10 +433,15 @@ public final class RequestPeek {
             return;
         }
         hasStreamOptions = true;
+        streamOptionsInner = (int) parser.currentLocation().getByteOffset();
         while (next() == JsonToken.FIELD_NAME) {
+            streamOptionsMembers++;
             String field = parser.currentName();
             JsonToken fv = next();
-            if (field.equals("include_usage") && fv != JsonToken.VALUE_NULL) {
+            if (field.equals("include_usage") && (fv == JsonToken.VALUE_NULL || fv == JsonToken.VALUE_FALSE)) {
+                includeUsageStart = (int) parser.currentTokenLocation().getByteOffset();
+                includeUsageEnd = (int) parser.currentLocation().getByteOffset();
+            } else if (field.equals("include_usage")) {
                 includeUsage = readBoolean(fv, "stream_options.include_usage");
             } else {
                 skip(fv);

@@ -1,0 +1,176 @@
+package io.modelgateway.codecs.usage;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ByteProcessor;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Follows the token usage of one upstream SSE stream, event by event, in either style: an OpenAI usage chunk
+ * ({@code "usage":{…}} with {@code "choices":[]}), or Anthropic's {@code message_start} (input) and
+ * {@code message_delta} (cumulative output). Only an event that carries a {@code "usage":} key with an object
+ * value is parsed — a byte search finds it; OpenAI's {@code "usage":null} on every other chunk costs a compare.
+ * The events themselves are untouched (they are spliced to the client as they are).
+ *
+ * <p>Also counts the events that carried no usage, which is what a stream cut short is estimated by. Event-loop
+ * confined, one per stream.
+ */
+public final class StreamUsageTracker {
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e', '"'};
+
+    private final UsageCounts counts = new UsageCounts();
+    private int otherEvents;
+
+    /**
+     * Looks at one complete event (its readable bytes, not consumed). Returns true when it is an OpenAI-style
+     * usage-only chunk (a usage object and no choices), which a caller that did not ask for usage must not see
+     * (GD-21).
+     */
+    public boolean onEvent(ByteBuf event) {
+        int at = usageObjectAt(event);
+        if (at < 0) {
+            otherEvents++;
+            return false;
+        }
+        return parse(event);
+    }
+
+    /** The usage read so far; null when none. */
+    public UsageCounts counts() {
+        return counts.known() ? counts : null;
+    }
+
+    /** Events seen that carried no usage (content, role, stop…): about one per generated token. */
+    public int otherEvents() {
+        return otherEvents;
+    }
+
+    /** Index of a {@code "usage":} key whose value is an object, or -1. */
+    static int usageObjectAt(ByteBuf buf) {
+        int end = buf.writerIndex();
+        int i = buf.readerIndex();
+        while (i < end) {
+            int q = buf.indexOf(i, end, (byte) '"');
+            if (q < 0 || q + KEY.length >= end) {
+                return -1;
+            }
+            i = q + 1;
+            if (!matches(buf, q) || escaped(buf, q)) {
+                continue;
+            }
+            int j = skipSpace(buf, q + KEY.length, end);
+            if (j >= end || buf.getByte(j) != ':') {
+                continue;
+            }
+            j = skipSpace(buf, j + 1, end);
+            if (j < end && buf.getByte(j) == '{') {
+                return q;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean matches(ByteBuf buf, int at) {
+        for (int k = 1; k < KEY.length; k++) {
+            if (buf.getByte(at + k) != KEY[k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the quote at {@code at} is preceded by an odd number of backslashes (so inside a string). */
+    private static boolean escaped(ByteBuf buf, int at) {
+        int n = 0;
+        for (int k = at - 1; k >= buf.readerIndex() && buf.getByte(k) == '\\'; k--) {
+            n++;
+        }
+        return (n & 1) == 1;
+    }
+
+    private static int skipSpace(ByteBuf buf, int from, int end) {
+        int j = buf.forEachByte(from, end - from, ByteProcessor.FIND_NON_LINEAR_WHITESPACE);
+        return j < 0 ? end : j;
+    }
+
+    /** Parses the event's data payload; rare (one or two events per stream), so a String is fine here. */
+    private boolean parse(ByteBuf event) {
+        String text = event.toString(StandardCharsets.UTF_8);
+        StringBuilder data = new StringBuilder(text.length());
+        int from = 0;
+        while (from < text.length()) {
+            int nl = nextLineEnd(text, from);
+            String line = text.substring(from, nl);
+            if (line.startsWith("data:")) {
+                if (data.length() > 0) {
+                    data.append('\n');
+                }
+                data.append(line, line.startsWith("data: ") ? 6 : 5, line.length());
+            }
+            from = nl + 1;
+            if (nl + 1 < text.length() && text.charAt(nl) == '\r' && text.charAt(nl + 1) == '\n') {
+                from++;
+            }
+        }
+        boolean choices = false;
+        boolean nonEmptyChoices = false;
+        try (JsonParser p = JSON.createParser(data.toString())) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return false;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken v = p.nextToken();
+                if (name.equals("usage") && v == JsonToken.START_OBJECT) {
+                    counts.read(p);
+                } else if (name.equals("message") && v == JsonToken.START_OBJECT) {
+                    readMessage(p); // Anthropic message_start: the usage sits in the message
+                } else if (name.equals("choices") && v == JsonToken.START_ARRAY) {
+                    choices = true;
+                    nonEmptyChoices = p.nextToken() != JsonToken.END_ARRAY;
+                    if (nonEmptyChoices) {
+                        p.skipChildren();
+                        while (p.nextToken() != JsonToken.END_ARRAY) {
+                            p.skipChildren();
+                        }
+                    }
+                } else {
+                    p.skipChildren();
+                }
+            }
+        } catch (IOException e) {
+            otherEvents++;
+            return false; // not JSON we understand: it goes on to the client untouched, and counts as content
+        }
+        if (nonEmptyChoices) {
+            otherEvents++;
+        }
+        return choices && !nonEmptyChoices;
+    }
+
+    private void readMessage(JsonParser p) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            if (name.equals("usage") && v == JsonToken.START_OBJECT) {
+                counts.read(p);
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+
+    private static int nextLineEnd(String s, int from) {
+        for (int i = from; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\n' || c == '\r') {
+                return i;
+            }
+        }
+        return s.length();
+    }
+}

@@ -1,0 +1,80 @@
+package io.modelgateway.codecs.usage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelgateway.codecs.translate.Usage;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class BodyUsageScannerTest {
+    static final String CHAT = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+            + "\"message\":{\"role\":\"assistant\",\"content\":\"say \\\"usage\\\":{\\\"prompt_tokens\\\":999} ok\"},"
+            + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":7,\"total_tokens\":19,"
+            + "\"prompt_tokens_details\":{\"cached_tokens\":4},\"completion_tokens_details\":{\"reasoning_tokens\":2}},"
+            + "\"system_fingerprint\":\"fp\"}";
+
+    @Test
+    void chatAnswer_cutAtEveryByte_findsTheTopLevelUsage() {
+        byte[] bytes = CHAT.getBytes(StandardCharsets.UTF_8);
+        for (int cut = 0; cut <= bytes.length; cut++) {
+            BodyUsageScanner s = new BodyUsageScanner();
+            s.feed(Unpooled.wrappedBuffer(bytes, 0, cut));
+            s.feed(Unpooled.wrappedBuffer(bytes, cut, bytes.length - cut));
+            Usage u = s.counts().usage();
+            assertThat(u.promptTokens()).as("cut at %d", cut).isEqualTo(12);
+            assertThat(u.completionTokens()).isEqualTo(7);
+            assertThat(u.cacheRead()).isEqualTo(4);
+            assertThat(u.reasoning()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void byteByByte_sameAsWhole() {
+        BodyUsageScanner s = new BodyUsageScanner();
+        for (byte b : CHAT.getBytes(StandardCharsets.UTF_8)) {
+            s.feed(Unpooled.wrappedBuffer(new byte[] {b}));
+        }
+        assertThat(s.counts().usage().totalTokens()).isEqualTo(19);
+    }
+
+    @Test
+    void anthropicMessage_usageWithCache_isTotalInput() {
+        Usage u = scan("{\"id\":\"msg_1\",\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"usage\"}],"
+                + "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":3,"
+                + "\"cache_read_input_tokens\":5,\"output_tokens\":8}}");
+        assertThat(u.promptTokens()).isEqualTo(18);
+        assertThat(u.completionTokens()).isEqualTo(8);
+    }
+
+    @Test
+    void usageFirst_andNestedUsageKeys_onlyTheTopLevelCounts() {
+        Usage u = scan("{ \"usage\" : {\"prompt_tokens\":3,\"total_tokens\":3}, \"data\":[{\"usage\":{\"prompt_tokens\":50}},"
+                + "{\"embedding\":[0.1,-2e-3,{\"x\":\"}]\"}]}],\"model\":\"usage\"}");
+        assertThat(u.promptTokens()).isEqualTo(3);
+        assertThat(u.completionTokens()).isZero();
+    }
+
+    @Test
+    void noUsage_orNullUsage_isNull() {
+        assertThat(scanCounts("{\"id\":\"x\",\"usage\":null}")).isNull();
+        assertThat(scanCounts("{\"id\":\"usage\",\"choices\":[]}")).isNull();
+        assertThat(scanCounts("not json at all")).isNull();
+    }
+
+    private static Usage scan(String json) {
+        return scanCounts(json).usage();
+    }
+
+    private static UsageCounts scanCounts(String json) {
+        BodyUsageScanner s = new BodyUsageScanner();
+        ByteBuf b = Unpooled.copiedBuffer(json, StandardCharsets.UTF_8);
+        try {
+            s.feed(b);
+        } finally {
+            b.release();
+        }
+        return s.counts();
+    }
+}

@@ -1,0 +1,73 @@
+package io.modelgateway.codecs.usage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelgateway.codecs.translate.Usage;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class StreamUsageTrackerTest {
+
+    @Test
+    void openAiStream_usageChunkIsRecognisedAndCounted() {
+        StreamUsageTracker t = new StreamUsageTracker();
+        assertThat(feed(t, "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}],\"usage\":null}\n\n")).isFalse();
+        assertThat(feed(t, "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a \\\"usage\\\":{\\\"x\\\":1}\"}}],\"usage\":null}\n\n")).isFalse();
+        assertThat(t.counts()).isNull();
+        assertThat(feed(t, "data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}\n\n")).isTrue();
+        assertThat(feed(t, "data: [DONE]\n\n")).isFalse();
+        Usage u = t.counts().usage();
+        assertThat(u.promptTokens()).isEqualTo(9);
+        assertThat(u.completionTokens()).isEqualTo(2);
+        assertThat(t.otherEvents()).isEqualTo(3);
+    }
+
+    @Test
+    void usageOnAChunkWithChoices_isCountedButNotUsageOnly() {
+        StreamUsageTracker t = new StreamUsageTracker();
+        assertThat(feed(t, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],"
+                + "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}\r\n\r\n")).isFalse();
+        assertThat(t.counts().usage().totalTokens()).isEqualTo(2);
+    }
+
+    @Test
+    void anthropicStream_inputFromMessageStart_outputFromMessageDelta() {
+        StreamUsageTracker t = new StreamUsageTracker();
+        assertThat(feed(t, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"content\":[],"
+                + "\"usage\":{\"input_tokens\":20,\"cache_read_input_tokens\":4,\"output_tokens\":1}}}\n\n")).isFalse();
+        feed(t, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n");
+        assertThat(t.counts().usage().completionTokens()).isEqualTo(1);
+        feed(t, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":15}}\n\n");
+        Usage u = t.counts().usage();
+        assertThat(u.promptTokens()).isEqualTo(24);
+        assertThat(u.completionTokens()).isEqualTo(15);
+    }
+
+    @Test
+    void usageObjectAt_findsOnlyRealKeysWithObjectValues() {
+        assertThat(at("{\"usage\":null}")).isEqualTo(-1);
+        assertThat(at("{\"x\":\"\\\"usage\\\":{}\"}")).isEqualTo(-1);
+        assertThat(at("{\"x\":\"\\\\\",\"usage\" : {}}")).isPositive();
+        assertThat(at("{\"usage\"")).isEqualTo(-1);
+    }
+
+    private static int at(String s) {
+        ByteBuf b = Unpooled.copiedBuffer(s, StandardCharsets.UTF_8);
+        try {
+            return StreamUsageTracker.usageObjectAt(b);
+        } finally {
+            b.release();
+        }
+    }
+
+    private static boolean feed(StreamUsageTracker t, String event) {
+        ByteBuf b = Unpooled.copiedBuffer(event, StandardCharsets.UTF_8);
+        try {
+            return t.onEvent(b);
+        } finally {
+            b.release();
+        }
+    }
+}
