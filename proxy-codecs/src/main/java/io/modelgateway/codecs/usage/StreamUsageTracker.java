@@ -24,6 +24,7 @@ public final class StreamUsageTracker {
 
     private final UsageCounts counts = new UsageCounts();
     private int otherEvents;
+    private boolean complete;
 
     /**
      * Looks at one complete event (its readable bytes, not consumed). Returns true when it is an OpenAI-style
@@ -42,6 +43,14 @@ public final class StreamUsageTracker {
     /** The usage read so far; null when none. */
     public UsageCounts counts() {
         return counts.known() ? counts : null;
+    }
+
+    /**
+     * Whether the final counts were seen (a top-level usage object: OpenAI's usage chunk or Anthropic's
+     * {@code message_delta}), not only the input counts of a {@code message_start}.
+     */
+    public boolean complete() {
+        return complete;
     }
 
     /** Events seen that carried no usage (content, role, stop…): about one per generated token. */
@@ -127,6 +136,7 @@ public final class StreamUsageTracker {
                 JsonToken v = p.nextToken();
                 if (name.equals("usage") && v == JsonToken.START_OBJECT) {
                     counts.read(p);
+                    complete = true; // OpenAI's usage chunk, or Anthropic's message_delta: the final counts
                 } else if (name.equals("message") && v == JsonToken.START_OBJECT) {
                     readMessage(p); // Anthropic message_start: the usage sits in the message
                 } else if (name.equals("choices") && v == JsonToken.START_ARRAY) {

@@ -52,8 +52,9 @@ public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
             return;
         }
         try {
-            HttpResponses.sendError(ctx, request.style(), error, request.requestId(), request.keepAlive());
+            HttpResponses.sendError(ctx, request, error, null);
         } finally {
+            gateway.end(request, io.modelgateway.core.observe.Outcome.REJECTED);
             request.release();
         }
     }

@@ -16,6 +16,9 @@ import io.modelgateway.core.config.ModelConfig;
 import io.modelgateway.core.config.ModelType;
 import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.config.ProviderType;
+import io.modelgateway.core.limit.Admission;
+import io.modelgateway.core.observe.ExchangeRecord;
+import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.server.GatewayContext;
 import io.modelgateway.core.server.GatewayRequest;
 import io.modelgateway.core.server.HttpResponses;
@@ -85,7 +88,9 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             java.util.logging.Logger.getLogger(ExchangeHandler.class.getName())
                     .log(java.util.logging.Level.WARNING, "request " + request.requestId() + " failed", e);
             exchange = null;
-            respond(request, GatewayError.of(ErrorKind.INTERNAL, "The gateway failed to process the request."));
+            if (request.refCnt() > 0 && !request.record().ended()) {
+                respond(request, GatewayError.of(ErrorKind.INTERNAL, "The gateway failed to process the request."));
+            }
         }
         if (exchange != null) {
             active = exchange;
@@ -123,6 +128,9 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
                     : "The model `" + abbreviate(peek.model()) + "` does not exist or you do not have access to it.",
                     "model", "model_not_found"));
         }
+        ExchangeRecord record = request.record();
+        record.model(model.name());
+        record.stream(peek.stream());
         if (!request.key().allowsModel(model.name())) {
             return respond(request, new GatewayError(ErrorKind.PERMISSION, "This key is not allowed to use the model `"
                     + model.name() + "`.", "model", "model_not_allowed"));
@@ -142,9 +150,18 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return respond(request, GatewayError.invalid("The model `" + model.name() + "` does not support "
                     + "'dimensions'.", "dimensions", "unsupported_parameter"));
         }
+        long inputEstimate = Math.max(1, request.body().readableBytes() / 4);
+        Admission admission = gateway.limiter().admit(request.key(), model,
+                inputEstimate + outputEstimate(endpoint, peek, model));
+        request.admission(admission, inputEstimate);
+        if (!admission.admitted()) {
+            record.limit(admission.refusedLimit());
+            return respond(request, admission.error(), Outcome.LIMITED);
+        }
         DeploymentConfig deployment = pick(model.deployments());
         ProviderConfig provider = deployment.provider();
-        Runnable onDone = this::exchangeDone;
+        record.deployment(provider.name(), deployment.upstreamModel());
+        java.util.function.Consumer<Outcome> onDone = this::exchangeDone;
         if (provider.type() == ProviderType.SIMULATOR) {
             return new SimulatorExchange(ctx, request, gateway.simulator(provider), peek, deployment.upstreamModel(),
                     onDone);
@@ -157,7 +174,7 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
                 return respond(request, e.error());
             }
             return new ProxyExchange(ctx, request, provider, gateway.pools(), translated.body(),
-                    translated.response(), onDone);
+                    translated.response(), false, onDone);
         }
         ResponseTranslator translator = null;
         List<BodySplicer.Edit> edits = new ArrayList<>(3);
@@ -173,10 +190,31 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             edits.add(BodySplicer.removeMember(request.body(), peek.temperatureMemberStart(),
                     peek.temperatureMemberEnd())); // GD-19: dropped silently on chat
         }
+        // Every chat stream is accounted from the upstream's own usage chunk: ask for it when the caller did not,
+        // and withhold it from that caller (GD-21).
+        BodySplicer.Edit includeUsage = endpoint == Endpoint.CHAT_COMPLETIONS ? peek.includeUsageEdit() : null;
+        if (includeUsage != null) {
+            edits.add(includeUsage);
+        }
         ByteBuf body = edits.isEmpty()
                 ? request.body().retainedDuplicate()
                 : BodySplicer.splice(ctx.alloc(), request.body(), edits.toArray(BodySplicer.Edit[]::new));
-        return new ProxyExchange(ctx, request, provider, gateway.pools(), body, translator, onDone);
+        return new ProxyExchange(ctx, request, provider, gateway.pools(), body, translator, includeUsage != null,
+                onDone);
+    }
+
+    /**
+     * Output tokens to reserve against token limits before the answer is known: the caller's cap, else the
+     * default cap used when translating (GD-12), for each of {@code n} choices; nothing for embeddings. The
+     * reservation is settled against the upstream's real usage when the exchange ends.
+     */
+    private static long outputEstimate(Endpoint endpoint, RequestPeek peek, ModelConfig model) {
+        if (endpoint == Endpoint.EMBEDDINGS) {
+            return 0;
+        }
+        long cap = peek.maxTokens() > 0 ? peek.maxTokens()
+                : model.maxOutputTokens() > 0 ? Math.min(4096, model.maxOutputTokens()) : 4096;
+        return cap * Math.max(1, peek.n());
     }
 
     private static DeploymentConfig pick(List<DeploymentConfig> deployments) {
@@ -198,20 +236,27 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private Exchange respond(GatewayRequest request, GatewayError error) {
+        return respond(request, error, Outcome.REJECTED);
+    }
+
+    private Exchange respond(GatewayRequest request, GatewayError error, Outcome outcome) {
         try {
-            HttpResponses.sendError(ctx, request.style(), error, request.requestId(), request.keepAlive());
+            HttpResponses.sendError(ctx, request, error, null);
         } finally {
+            gateway.end(request, outcome);
             request.release();
         }
         next();
         return null;
     }
 
-    private void exchangeDone() {
+    /** The active exchange is over (its record holds the tokens used): settle, observe, go on with the next. */
+    private void exchangeDone(Outcome outcome) {
         GatewayRequest r = activeRequest;
         active = null;
         activeRequest = null;
         if (r != null) {
+            gateway.end(r, outcome);
             boolean keepAlive = r.keepAlive();
             r.release();
             if (!keepAlive) {
@@ -253,6 +298,7 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         }
         GatewayRequest r;
         while ((r = waiting.poll()) != null) {
+            gateway.end(r, Outcome.CANCELLED);
             r.release();
         }
         ctx.fireChannelInactive();

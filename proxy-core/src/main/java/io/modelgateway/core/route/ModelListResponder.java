@@ -40,6 +40,7 @@ public final class ModelListResponder extends ChannelInboundHandlerAdapter {
             ByteBuf body = render(ctx, gateway.config(), request.key());
             HttpResponses.sendJson(ctx, HttpResponseStatus.OK, body, request.requestId(), request.keepAlive());
         } finally {
+            gateway.end(request, io.modelgateway.core.observe.Outcome.DONE);
             request.release();
         }
     }

@@ -2,6 +2,10 @@ package io.modelgateway.core.server;
 
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.limit.RateLimiter;
+import io.modelgateway.core.observe.ExchangeObserver;
+import io.modelgateway.core.observe.ExchangeRecord;
+import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.simulator.SimulatorEngine;
 import io.modelgateway.core.upstream.UpstreamPools;
 import java.util.Map;
@@ -17,11 +21,43 @@ public final class GatewayContext {
     private final AtomicReference<GatewayConfig> config;
     private final UpstreamPools pools;
     private final Map<ProviderConfig, SimulatorEngine> simulators = new ConcurrentHashMap<>();
+    private final RateLimiter limiter;
+    private final ExchangeObserver observer;
     private volatile boolean ready = true;
 
     public GatewayContext(GatewayConfig config, UpstreamPools pools) {
+        this(config, pools, new RateLimiter(), ExchangeObserver.NOOP);
+    }
+
+    public GatewayContext(GatewayConfig config, UpstreamPools pools, RateLimiter limiter, ExchangeObserver observer) {
         this.config = new AtomicReference<>(config);
         this.pools = pools;
+        this.limiter = limiter;
+        this.observer = observer;
+    }
+
+    /** The limits of every key and model; its state outlives config reloads. */
+    public RateLimiter limiter() {
+        return limiter;
+    }
+
+    public ExchangeObserver observer() {
+        return observer;
+    }
+
+    /**
+     * The end of a request, whoever answered it: its limit reservation is settled with the tokens the record
+     * holds, and the record goes to the observers. Only the first call for a request counts.
+     */
+    public void end(GatewayRequest request, Outcome outcome) {
+        ExchangeRecord record = request.record();
+        if (!record.end(outcome, System.nanoTime())) {
+            return;
+        }
+        if (request.admission() != null) {
+            request.admission().settle(record.inputTokens() + record.outputTokens());
+        }
+        observer.ended(record);
     }
 
     public GatewayConfig config() {

@@ -3,6 +3,8 @@ package io.modelgateway.core.server;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.core.config.KeyConfig;
+import io.modelgateway.core.limit.Admission;
+import io.modelgateway.core.observe.ExchangeRecord;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -11,7 +13,9 @@ import io.netty.util.ReferenceCounted;
 /**
  * One API request on its way down the server pipeline, after routing. It owns the aggregated
  * {@link FullHttpRequest} (its reference count is the request's); whichever handler answers the request
- * releases it. {@link #key} is set by the authenticator; the rest is fixed at routing.
+ * releases it. {@link #key} is set by the authenticator, {@link #admission} by the exchange handler once the
+ * key's limits admitted the request; the rest is fixed at routing. {@link #record} follows the request to its
+ * end, where {@link GatewayContext#end} hands it to the observers.
  */
 public final class GatewayRequest implements ReferenceCounted {
     private final FullHttpRequest http;
@@ -20,11 +24,23 @@ public final class GatewayRequest implements ReferenceCounted {
     private final String requestId;
     private final boolean keepAlive;
     private final long startNanos;
+    private final ExchangeRecord record;
     private KeyConfig key;
+    private Admission admission;
+    /** Tokens reserved at admission: the fallback count when the upstream never reports its usage. */
+    private long estimatedInputTokens;
 
     /** @param endpoint null for {@code GET /api/v1/models} */
     public GatewayRequest(FullHttpRequest http, Endpoint endpoint, ApiStyle style, String requestId,
             boolean keepAlive, long startNanos) {
+        this(http, endpoint, style, requestId, keepAlive, startNanos,
+                new ExchangeRecord(requestId, endpoint, startNanos, System.currentTimeMillis(),
+                        http.content().readableBytes()));
+    }
+
+    public GatewayRequest(FullHttpRequest http, Endpoint endpoint, ApiStyle style, String requestId,
+            boolean keepAlive, long startNanos, ExchangeRecord record) {
+        this.record = record;
         this.http = http;
         this.endpoint = endpoint;
         this.style = style;
@@ -75,6 +91,36 @@ public final class GatewayRequest implements ReferenceCounted {
 
     public void key(KeyConfig key) {
         this.key = key;
+        record.keyName(key.name());
+    }
+
+    public ExchangeRecord record() {
+        return record;
+    }
+
+    /** The limits' reservation for this request; null until admitted (and for requests that never are). */
+    public Admission admission() {
+        return admission;
+    }
+
+    public void admission(Admission admission, long estimatedInputTokens) {
+        this.admission = admission;
+        this.estimatedInputTokens = estimatedInputTokens;
+    }
+
+    public long estimatedInputTokens() {
+        return estimatedInputTokens;
+    }
+
+    /**
+     * The headers every response to this request carries: the request id pair (GD-5) and, once admitted or
+     * refused by a limit, the rate-limit family of the caller's style (API-CONTRACT 2.3).
+     */
+    public void decorate(HttpHeaders headers) {
+        HttpResponses.requestId(headers, requestId);
+        if (admission != null) {
+            admission.addHeaders(headers, style);
+        }
     }
 
     @Override

@@ -7,6 +7,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.modelgateway.core.limit.RateLimiter;
+import io.modelgateway.core.observe.ExchangeObserver;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -37,9 +39,19 @@ public final class GatewayServer implements AutoCloseable {
 
     /** @param threads event loops; 0 means one per core */
     public static GatewayServer start(GatewayConfig config, int threads) throws InterruptedException {
+        return start(config, threads, null);
+    }
+
+    /**
+     * @param threads  event loops; 0 means one per core
+     * @param observer an extra observer of every exchange (tests), or null
+     */
+    public static GatewayServer start(GatewayConfig config, int threads, ExchangeObserver observer)
+            throws InterruptedException {
         EventLoopGroup group = Transport.newGroup(threads, "gateway");
         UpstreamPools pools = new UpstreamPools();
-        GatewayContext context = new GatewayContext(config, pools);
+        GatewayContext context = new GatewayContext(config, pools, new RateLimiter(),
+                observer == null ? ExchangeObserver.NOOP : observer);
         try {
             ServerBootstrap b = new ServerBootstrap()
                     .group(group)

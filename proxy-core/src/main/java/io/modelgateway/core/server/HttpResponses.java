@@ -89,6 +89,26 @@ public final class HttpResponses {
         return send(ctx, response, requestId, keepAlive);
     }
 
+    /**
+     * An error answering {@code request}, in its style, with every header its responses carry
+     * ({@link GatewayRequest#decorate}: request ids, and rate-limit headers once a limit has spoken).
+     *
+     * @param retryAfter an upstream's {@code Retry-After} to pass on, or null
+     */
+    public static ChannelFuture sendError(ChannelHandlerContext ctx, GatewayRequest request, GatewayError error,
+            String retryAfter) {
+        ByteBuf body = ErrorBodies.body(ctx.alloc(), request.style(), error, request.requestId());
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(error.kind().status(request.style())), body);
+        request.decorate(response.headers());
+        if (retryAfter != null) {
+            response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
+            response.headers().remove(RETRY_AFTER_MS); // derived again from the upstream's value
+        }
+        ensureRetryHeaders(response.headers(), response.status().code());
+        return send(ctx, response, request.requestId(), request.keepAlive());
+    }
+
     /** Writes a small JSON body (already encoded) with status 200 or the given one. */
     public static ChannelFuture sendJson(ChannelHandlerContext ctx, HttpResponseStatus status, ByteBuf body,
             String requestId, boolean keepAlive) {

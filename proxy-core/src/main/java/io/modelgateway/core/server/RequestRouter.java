@@ -79,6 +79,7 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
                 return;
             }
             GatewayRequest gr = new GatewayRequest(request, endpoint, style, requestId, keepAlive, start);
+            gateway.observer().started(gr.record());
             forwarded = true;
             ctx.fireChannelRead(gr);
         } finally {

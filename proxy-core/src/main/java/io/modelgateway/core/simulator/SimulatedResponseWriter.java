@@ -82,6 +82,11 @@ final class SimulatedResponseWriter {
         }
     }
 
+    /** How many stream events were handed to the channel so far. */
+    int eventsWritten() {
+        return next;
+    }
+
     /** The channel became writable again. */
     void resume() {
         if (waitingForWritability && ctx.channel().isWritable()) {

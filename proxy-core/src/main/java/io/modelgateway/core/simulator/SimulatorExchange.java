@@ -1,24 +1,38 @@
 package io.modelgateway.core.simulator;
 
+import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.json.BodySplicer;
 import io.modelgateway.codecs.json.RequestPeek;
+import io.modelgateway.codecs.translate.Usage;
+import io.modelgateway.codecs.usage.BodyUsageScanner;
+import io.modelgateway.codecs.usage.StreamUsageTracker;
+import io.modelgateway.codecs.usage.UsageCounts;
+import io.modelgateway.core.observe.ExchangeRecord;
+import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.server.GatewayRequest;
 import io.modelgateway.core.server.HttpResponses;
 import io.modelgateway.core.upstream.Exchange;
 import io.modelgateway.core.upstream.UpstreamFailures;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * An exchange answered by the in-process simulator (provider type {@code simulator}): the engine computes
  * the answer up front and {@link SimulatedResponseWriter} delivers it at the simulated pace on the client's
  * own event loop — the same writer the standalone simulator uses, so both behave alike on the wire. A client
  * that stops reading pauses the stream; one that leaves cancels its timers.
+ *
+ * <p>Accounting works as for a proxied upstream: a chat stream always asks the simulator for its usage chunk
+ * and withholds it from a caller that did not ask (GD-21); the usage is read from the answer's own bytes.
  */
 public final class SimulatorExchange implements Exchange {
     private final ChannelHandlerContext ctx;
@@ -26,12 +40,18 @@ public final class SimulatorExchange implements Exchange {
     private final SimulatorEngine engine;
     private final RequestPeek peek;
     private final String upstreamModel;
-    private final Runnable onDone;
+    private final Consumer<Outcome> onDone;
     private SimulatedResponseWriter writer;
+    private SimulatedResponse response;
+    /** The answer's usage (read from its bytes before delivery), and whether it is the final count. */
+    private UsageCounts usage;
+    private boolean usageComplete;
+    /** Stream events before the first that carries content-free bookkeeping only; for estimates on a cut. */
+    private List<Boolean> contentEvent;
     private boolean done;
 
     public SimulatorExchange(ChannelHandlerContext ctx, GatewayRequest request, SimulatorEngine engine,
-            RequestPeek peek, String upstreamModel, Runnable onDone) {
+            RequestPeek peek, String upstreamModel, Consumer<Outcome> onDone) {
         this.ctx = ctx;
         this.request = request;
         this.engine = engine;
@@ -42,18 +62,55 @@ public final class SimulatorExchange implements Exchange {
 
     @Override
     public void start() {
-        byte[] body = requestBytes();
-        SimulatedResponse response = engine.answer(request.endpoint(), body, 0, body.length, request.headers()::get);
+        BodySplicer.Edit includeUsage =
+                request.endpoint() == Endpoint.CHAT_COMPLETIONS ? peek.includeUsageEdit() : null;
+        byte[] body = requestBytes(includeUsage);
+        request.record().upstreamSent(System.nanoTime());
+        response = readUsage(engine.answer(request.endpoint(), body, 0, body.length, request.headers()::get),
+                includeUsage != null);
         if (response.cutAtEnd() && (response.events() == null || response.events().isEmpty())) {
             // The simulated provider dies before its first byte: the caller sees what any upstream lost
             // before answering produces (GD-24), not a dropped connection.
-            HttpResponses.sendError(ctx, request.style(), UpstreamFailures.LOST_BEFORE_ANSWER, request.requestId(), request.keepAlive());
-            finish();
+            HttpResponses.sendError(ctx, request, UpstreamFailures.LOST_BEFORE_ANSWER, null);
+            finish(Outcome.UPSTREAM_ERROR);
             return;
         }
-        writer = new SimulatedResponseWriter(ctx, response, request.keepAlive(), this::finish,
-                h -> decorate(h, response), this::cutMidStream);
+        request.record().upstreamHead(System.nanoTime() + response.headerDelayMs() * 1_000_000L);
+        writer = new SimulatedResponseWriter(ctx, response, request.keepAlive(), () -> finish(statusOutcome()),
+                this::decorate, this::cutMidStream);
         writer.start();
+    }
+
+    /**
+     * Reads the usage of a 200 answer from its bytes, as the proxy does with an upstream's; drops the usage chunk
+     * the gateway asked for on the caller's behalf.
+     */
+    private SimulatedResponse readUsage(SimulatedResponse answer, boolean withholdUsageChunk) {
+        if (answer.status() != 200) {
+            return answer;
+        }
+        if (!answer.isStream()) {
+            BodyUsageScanner scanner = new BodyUsageScanner();
+            scanner.feed(Unpooled.wrappedBuffer(answer.body()));
+            usage = scanner.counts();
+            usageComplete = usage != null;
+            return answer;
+        }
+        StreamUsageTracker tracker = new StreamUsageTracker();
+        List<SimEvent> kept = new ArrayList<>(answer.events().size());
+        contentEvent = new ArrayList<>(answer.events().size());
+        for (SimEvent e : answer.events()) {
+            int before = tracker.otherEvents();
+            boolean usageOnly = tracker.onEvent(Unpooled.wrappedBuffer(e.bytes()));
+            if (usageOnly && withholdUsageChunk) {
+                continue;
+            }
+            kept.add(e);
+            contentEvent.add(tracker.otherEvents() > before);
+        }
+        usage = tracker.counts();
+        usageComplete = tracker.complete() && !answer.cutAtEnd();
+        return kept.size() == answer.events().size() ? answer : answer.withEvents(kept);
     }
 
     /**
@@ -64,18 +121,23 @@ public final class SimulatorExchange implements Exchange {
         ByteBuf event = ErrorBodies.streamEvent(ctx.alloc(), request.style(), UpstreamFailures.LOST_MID_STREAM);
         ctx.write(new DefaultHttpContent(event));
         ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-        finish();
+        finish(Outcome.UPSTREAM_ERROR);
     }
 
-
     /** The body the simulator sees: the caller's, with the deployment's model name when it differs (GD-17). */
-    private byte[] requestBytes() {
+    private byte[] requestBytes(BodySplicer.Edit includeUsage) {
         ByteBuf body = request.body();
-        if (upstreamModel.equals(peek.model())) {
+        List<BodySplicer.Edit> edits = new ArrayList<>(2);
+        if (!upstreamModel.equals(peek.model())) {
+            edits.add(BodySplicer.string(peek.modelStart(), peek.modelEnd(), upstreamModel));
+        }
+        if (includeUsage != null) {
+            edits.add(includeUsage);
+        }
+        if (edits.isEmpty()) {
             return ByteBufUtil.getBytes(body);
         }
-        ByteBuf spliced = BodySplicer.replaceString(ctx.alloc(), body, peek.modelStart(), peek.modelEnd(),
-                upstreamModel);
+        ByteBuf spliced = BodySplicer.splice(ctx.alloc(), body, edits.toArray(BodySplicer.Edit[]::new));
         try {
             return ByteBufUtil.getBytes(spliced);
         } finally {
@@ -84,12 +146,17 @@ public final class SimulatorExchange implements Exchange {
     }
 
     /** The gateway's own request id replaces the simulator's; retry hints and SSE proxy hints as for any upstream. */
-    private void decorate(HttpHeaders h, SimulatedResponse response) {
-        HttpResponses.requestId(h, request.requestId());
+    private void decorate(HttpHeaders h) {
+        request.decorate(h);
         HttpResponses.ensureRetryHeaders(h, response.status());
         if (response.isStream()) {
             h.set("x-accel-buffering", "no");
         }
+    }
+
+    private Outcome statusOutcome() {
+        int code = response.status();
+        return code == 429 || code >= 500 ? Outcome.UPSTREAM_ERROR : Outcome.DONE;
     }
 
     @Override
@@ -104,14 +171,43 @@ public final class SimulatorExchange implements Exchange {
         if (writer != null) {
             writer.cancel();
         }
-        finish();
+        finish(Outcome.CANCELLED);
     }
 
-    private void finish() {
+    /** The final counts for a complete answer; else the input and one token per content event delivered. */
+    private void account(Outcome outcome) {
+        ExchangeRecord record = request.record();
+        if (response == null || response.status() != 200) {
+            record.usage(0, 0, ExchangeRecord.UsageSource.NONE);
+            return;
+        }
+        Usage u = usage == null ? null : usage.usage();
+        if (outcome == Outcome.DONE && usageComplete) {
+            record.usage(u.promptTokens(), u.completionTokens(), ExchangeRecord.UsageSource.UPSTREAM);
+            return;
+        }
+        long input = u != null && u.promptTokens() > 0 ? u.promptTokens() : request.estimatedInputTokens();
+        long output = 0;
+        if (contentEvent != null && writer != null) {
+            int written = Math.min(writer.eventsWritten(), contentEvent.size());
+            for (int i = 0; i < written; i++) {
+                if (contentEvent.get(i)) {
+                    output++;
+                }
+            }
+        }
+        if (u != null && usageComplete) {
+            output = Math.min(output, u.completionTokens());
+        }
+        record.usage(input, output, ExchangeRecord.UsageSource.ESTIMATED);
+    }
+
+    private void finish(Outcome outcome) {
         if (done) {
             return;
         }
         done = true;
-        onDone.run();
+        account(outcome);
+        onDone.accept(outcome);
     }
 }

@@ -14,6 +14,13 @@ import io.modelgateway.codecs.translate.ErrorTranslator;
 import io.modelgateway.codecs.translate.ResponseTranslator;
 import io.modelgateway.codecs.translate.StreamTranslator;
 import io.modelgateway.codecs.translate.TranslationException;
+import io.modelgateway.codecs.translate.Usage;
+import io.modelgateway.codecs.usage.BodyUsageScanner;
+import io.modelgateway.codecs.usage.StreamUsageTracker;
+import io.modelgateway.codecs.usage.UsageCounts;
+import io.modelgateway.core.observe.ExchangeRecord;
+import io.modelgateway.core.observe.Outcome;
+import java.util.function.Consumer;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -77,9 +84,14 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private final GatewayRequest request;
     private final ProviderConfig provider;
     private final UpstreamPools pools;
-    private final Runnable onDone;
+    private final Consumer<Outcome> onDone;
     /** Null for a same-style pass-through; else translates the answer into the caller's style. */
     private final ResponseTranslator translator;
+    /** The gateway asked for the usage chunk the caller did not ask for: account from it, never forward it. */
+    private final boolean withholdUsageChunk;
+    /** The upstream's usage, from its stream events or its JSON answer (whichever it sends). */
+    private StreamUsageTracker streamUsage;
+    private BodyUsageScanner bodyUsage;
     private StreamTranslator streamTranslator;
     private CompositeByteBuf collected;
     private ByteBuf upstreamBody;
@@ -92,21 +104,27 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private boolean headSent;
     private boolean upstreamKeepAlive;
     private boolean retried;
+    /** The request was written to an upstream (so a cancel before its answer may still have cost input tokens). */
+    private boolean upstreamAsked;
     private boolean done;
 
     /**
      * @param upstreamBody the body to send (the exchange takes ownership)
      * @param translator   null for pass-through; else how the answer is translated to the caller's style
-     * @param onDone       run once when the client response is complete or abandoned
+     * @param withholdUsageChunk the upstream was asked for a usage chunk the caller did not ask for (GD-21)
+     * @param onDone       run once when the client response is complete or abandoned, with how it ended; the
+     *                     request's record then holds the tokens used
      */
     public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
-            UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, Runnable onDone) {
+            UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, boolean withholdUsageChunk,
+            Consumer<Outcome> onDone) {
         this.ctx = ctx;
         this.request = request;
         this.provider = provider;
         this.pools = pools;
         this.upstreamBody = upstreamBody;
         this.translator = translator;
+        this.withholdUsageChunk = withholdUsageChunk;
         this.onDone = onDone;
     }
 
@@ -142,6 +160,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 (UpstreamResponseReceiver) upstream.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
         receiver.listener(this);
         upstream.config().setAutoRead(ctx.channel().isWritable());
+        request.record().upstreamSent(System.nanoTime());
+        upstreamAsked = true;
         upstream.writeAndFlush(buildRequest()).addListener((ChannelFutureListener) wf -> {
             if (!wf.isSuccess() && !done) {
                 wf.channel().close(); // onUpstreamClosed decides between retry and error
@@ -231,6 +251,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     private void onHead(HttpResponse response) {
         upstreamStatus = response.status();
+        request.record().upstreamHead(System.nanoTime());
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
         upstreamRetryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
         int code = upstreamStatus.code();
@@ -248,10 +269,14 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (ok && contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
             scanner = new SseEventScanner(ctx.alloc());
+            streamUsage = new StreamUsageTracker();
             if (translator != null) {
                 streamTranslator = translator.newStream(ctx.alloc());
             }
             return; // the head goes out with the first event (GD-24)
+        }
+        if (ok) {
+            bodyUsage = new BodyUsageScanner();
         }
         if ((ok && translator != null) || (!ok && crossStyle())) {
             mode = Mode.COLLECT; // answered once the whole body is in
@@ -272,7 +297,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         copy(response.headers(), h, HttpHeaderNames.RETRY_AFTER);
         copy(response.headers(), h, HttpResponses.RETRY_AFTER_MS);
         HttpResponses.ensureRetryHeaders(h, code);
-        HttpResponses.requestId(h, request.requestId());
+        request.decorate(h);
         HttpUtil.setKeepAlive(head, request.keepAlive());
         headSent = true;
         ctx.write(head);
@@ -282,21 +307,24 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         boolean last = content instanceof LastHttpContent;
         switch (mode) {
             case RELAY -> {
+                if (bodyUsage != null) {
+                    bodyUsage.feed(content.content());
+                }
                 if (last) {
                     ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultLastHttpContent(
                             content.content().retain()));
-                    finish(true);
+                    finish(true, statusOutcome());
                 } else if (content.content().isReadable()) {
                     ctx.write(new DefaultHttpContent(content.content().retain()));
                 }
             }
             case STREAM -> {
-                scanner.feed(content.content(), streamTranslator == null ? this::writeEvent : this::translateEvent);
+                scanner.feed(content.content(), streamTranslator == null ? this::passEvent : this::translateEvent);
                 if (last) {
                     ByteBuf rest = scanner.drainRemainder();
                     if (rest != null) {
                         if (streamTranslator == null) {
-                            writeEvent(rest);
+                            passEvent(rest);
                         } else {
                             translateEvent(rest);
                         }
@@ -308,11 +336,14 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                         sendStreamHead(); // an empty stream still gets a well-formed response
                     }
                     ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-                    finish(true);
+                    finish(true, Outcome.DONE);
                 }
             }
             case COLLECT -> {
                 ByteBuf c = content.content();
+                if (bodyUsage != null) {
+                    bodyUsage.feed(c);
+                }
                 if (c.isReadable()) {
                     if (collected.readableBytes() + c.readableBytes() > MAX_COLLECTED_BYTES) {
                         failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR,
@@ -337,8 +368,18 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
     }
 
+    /** One upstream event as it is (pass-through): to the client, unless it is a usage chunk we withhold. */
+    private void passEvent(ByteBuf event) {
+        if (streamUsage.onEvent(event) && withholdUsageChunk) {
+            event.release(); // counted above; the caller did not ask for it (GD-21)
+            return;
+        }
+        writeEvent(event);
+    }
+
     /** One upstream event through the stream translator; its outputs go to the client one by one. */
     private void translateEvent(ByteBuf event) {
+        streamUsage.onEvent(event);
         try {
             streamTranslator.onEvent(event, this::writeEvent);
         } finally {
@@ -363,16 +404,15 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, out);
                 response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
                 response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
-                HttpResponses.requestId(response.headers(), request.requestId());
+                request.decorate(response.headers());
                 HttpUtil.setKeepAlive(response, request.keepAlive());
                 headSent = true;
                 ctx.writeAndFlush(response);
-                finish(true);
+                finish(true, Outcome.DONE);
             } else {
                 GatewayError error = ErrorTranslator.fromUpstream(provider.type().style(), code, body, request.style());
-                HttpResponses.sendError(ctx, request.style(), error, request.requestId(), request.keepAlive(),
-                        upstreamRetryAfter);
-                finish(true);
+                HttpResponses.sendError(ctx, request, error, upstreamRetryAfter);
+                finish(true, statusOutcome());
             }
         } finally {
             body.release();
@@ -393,7 +433,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         h.set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
         h.set(X_ACCEL_BUFFERING, "no");
         HttpUtil.setTransferEncodingChunked(head, true);
-        HttpResponses.requestId(h, request.requestId());
+        request.decorate(h);
         HttpUtil.setKeepAlive(head, request.keepAlive());
         headSent = true;
         ctx.write(head);
@@ -441,10 +481,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 ctx.write(new DefaultHttpContent(event));
             }
             ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-            finish(false);
+            finish(false, Outcome.UPSTREAM_ERROR);
         } else {
             ctx.close(); // a non-stream body cut short: closing is the only honest signal left
-            finish(false);
+            finish(false, Outcome.UPSTREAM_ERROR);
         }
     }
 
@@ -452,8 +492,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (done) {
             return;
         }
-        HttpResponses.sendError(ctx, request.style(), error, request.requestId(), request.keepAlive());
-        finish(mode == Mode.DISCARD);
+        HttpResponses.sendError(ctx, request, error, null);
+        finish(mode == Mode.DISCARD, Outcome.UPSTREAM_ERROR);
     }
 
     // ------------------------------------------------------------------ client side
@@ -479,15 +519,46 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             }
             u.close(); // the provider stops generating (and billing) now
         }
-        finish(false);
+        finish(false, Outcome.CANCELLED);
+    }
+
+    /** An upstream answer relayed or translated as it is: its own 429 or 5xx counts as an upstream error. */
+    private Outcome statusOutcome() {
+        int code = upstreamStatus == null ? 0 : upstreamStatus.code();
+        return code == 429 || code >= 500 ? Outcome.UPSTREAM_ERROR : Outcome.DONE;
+    }
+
+    /**
+     * Puts the tokens this exchange used on its record: the upstream's own counts when its answer was complete;
+     * otherwise an estimate of what was delivered (the reserved input estimate, or the input the upstream
+     * already reported, and one token per content event sent); nothing for an answer the upstream refused.
+     */
+    private void account(Outcome outcome) {
+        ExchangeRecord record = request.record();
+        int code = upstreamStatus == null ? 0 : upstreamStatus.code();
+        boolean ok = code >= 200 && code < 300;
+        UsageCounts counts = streamUsage != null ? streamUsage.counts() : bodyUsage != null ? bodyUsage.counts() : null;
+        boolean complete = counts != null && (streamUsage == null || streamUsage.complete());
+        if (ok && outcome == Outcome.DONE && complete) {
+            Usage u = counts.usage();
+            record.usage(u.promptTokens(), u.completionTokens(), ExchangeRecord.UsageSource.UPSTREAM);
+        } else if (ok || (outcome == Outcome.CANCELLED && record.upstreamLatencyNanos() == -1 && upstreamAsked)) {
+            Usage u = counts == null ? null : counts.usage();
+            long input = u != null && u.promptTokens() > 0 ? u.promptTokens() : request.estimatedInputTokens();
+            long output = streamUsage == null ? 0 : Math.max(u == null ? 0 : u.completionTokens(), streamUsage.otherEvents());
+            record.usage(input, output, ExchangeRecord.UsageSource.ESTIMATED);
+        } else {
+            record.usage(0, 0, ExchangeRecord.UsageSource.NONE);
+        }
     }
 
     /** Ends the exchange once: the upstream connection goes back to the pool only after a clean, complete answer. */
-    private void finish(boolean clean) {
+    private void finish(boolean clean, Outcome outcome) {
         if (done) {
             return;
         }
         done = true;
+        account(outcome);
         if (scanner != null) {
             scanner.release();
         }
@@ -512,7 +583,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 u.close();
             }
         }
-        onDone.run();
+        onDone.accept(outcome);
     }
 
     private static void copy(HttpHeaders from, HttpHeaders to, CharSequence name) {

@@ -25,8 +25,14 @@ public final class TestGateway implements AutoCloseable {
 
     /** Starts a gateway whose config text may use {@code ${GATEWAY_KEY}} (set to {@link #KEY}). */
     public static TestGateway start(String yaml) throws Exception {
+        return start(yaml, null);
+    }
+
+    /** As {@link #start(String)}, with an observer that sees every exchange's record (e.g. {@link RecordingObserver}). */
+    public static TestGateway start(String yaml, io.modelgateway.core.observe.ExchangeObserver observer)
+            throws Exception {
         GatewayConfig config = ConfigLoader.parse(yaml, "test.yaml", Map.of("GATEWAY_KEY", KEY), "127.0.0.1:0");
-        return new TestGateway(GatewayServer.start(config, 1));
+        return new TestGateway(GatewayServer.start(config, 1, observer));
     }
 
     /** A config routing sim-chat / sim-embed to the in-process simulator, plus optional extra YAML. */

@@ -1,0 +1,38 @@
+package io.modelgateway.core.testing;
+
+import io.modelgateway.core.observe.ExchangeObserver;
+import io.modelgateway.core.observe.ExchangeRecord;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Collects the record of every exchange that ended. A record ends on the event loop, possibly just after the
+ * client has read the last byte, so tests wait for it with {@link #next}.
+ */
+public final class RecordingObserver implements ExchangeObserver {
+    private final BlockingQueue<ExchangeRecord> ended = new LinkedBlockingQueue<>();
+
+    @Override
+    public void started(ExchangeRecord record) {
+    }
+
+    @Override
+    public void ended(ExchangeRecord record) {
+        ended.add(record);
+    }
+
+    /** The next record to end, waiting up to 5 s. */
+    public ExchangeRecord next() throws InterruptedException {
+        ExchangeRecord r = ended.poll(5, TimeUnit.SECONDS);
+        if (r == null) {
+            throw new AssertionError("no exchange ended within 5 s");
+        }
+        return r;
+    }
+
+    /** Forgets records not yet taken. */
+    public void clear() {
+        ended.clear();
+    }
+}
