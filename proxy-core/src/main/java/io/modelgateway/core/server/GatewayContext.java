@@ -7,6 +7,7 @@ import io.modelgateway.core.observe.ExchangeObserver;
 import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.simulator.SimulatorEngine;
+import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.upstream.UpstreamPools;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +21,8 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class GatewayContext {
     private final AtomicReference<GatewayConfig> config;
     private final UpstreamPools pools;
-    private final Map<ProviderConfig, SimulatorEngine> simulators = new ConcurrentHashMap<>();
+    /** Keyed by settings (a record), so a reload that keeps a simulator's settings keeps its engine too. */
+    private final Map<SimulatorSettings, SimulatorEngine> simulators = new ConcurrentHashMap<>();
     private final RateLimiter limiter;
     private final ExchangeObserver observer;
     private volatile boolean ready = true;
@@ -72,9 +74,9 @@ public final class GatewayContext {
         return pools;
     }
 
-    /** The in-process simulator of a provider of type simulator (one per provider config object). */
+    /** The in-process simulator of a provider of type simulator (one per distinct settings). */
     public SimulatorEngine simulator(ProviderConfig provider) {
-        return simulators.computeIfAbsent(provider, p -> new SimulatorEngine(p.simulator()));
+        return simulators.computeIfAbsent(provider.simulator(), SimulatorEngine::new);
     }
 
     public boolean ready() {
