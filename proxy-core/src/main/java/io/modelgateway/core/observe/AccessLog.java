@@ -47,7 +47,7 @@ import java.util.logging.Logger;
 public final class AccessLog implements ExchangeObserver, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(AccessLog.class.getName());
 
-    /** Lines held while the writer is behind; about 300 bytes each when queued. */
+    /** Lines held while the writer is behind (an entry is about 120 bytes; the strings are shared). */
     public static final int DEFAULT_CAPACITY = 65536;
     /** Entries formatted per flush. */
     private static final int BATCH = 1024;
@@ -180,15 +180,7 @@ public final class AccessLog implements ExchangeObserver, AutoCloseable {
     // ---- the writer thread
 
     private void run() {
-        JsonGenerator gen;
-        try {
-            gen = JSON.createGenerator(out);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        // Lines are separated by our own '\n', not Jackson's root separator (a space).
-        gen.setRootValueSeparator(null);
-        gen.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+        JsonGenerator gen = newGenerator();
         boolean failing = false;
         while (true) {
             // Read the flag before draining, so nothing offered before close() is left behind.
@@ -211,8 +203,8 @@ public final class AccessLog implements ExchangeObserver, AutoCloseable {
                     LOG.log(Level.WARNING, "access log write failed; dropping lines until it recovers", ex);
                     failing = true;
                 }
-                // The generator may hold half a line; start a fresh one.
-                gen = reset(gen);
+                // The generator may hold half a line: abandon it (closing would flush the half) for a fresh one.
+                gen = newGenerator();
             }
             if (n == 0) {
                 if (last) {
@@ -233,19 +225,17 @@ public final class AccessLog implements ExchangeObserver, AutoCloseable {
         }
     }
 
-    private JsonGenerator reset(JsonGenerator broken) {
-        try {
-            broken.close();
-        } catch (IOException | RuntimeException ignored) {
-            // already failing
-        }
+    private JsonGenerator newGenerator() {
         try {
             JsonGenerator gen = JSON.createGenerator(out);
+            // Lines are separated by our own '\n', not Jackson's root separator (a space); closing the
+            // generator neither closes the target nor completes a half-written line.
             gen.setRootValueSeparator(null);
             gen.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+            gen.disable(JsonGenerator.Feature.AUTO_CLOSE_JSON_CONTENT);
             return gen;
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -41,9 +41,12 @@ import java.io.UncheckedIOException;
  *       ({@link AdminServer} does); the caller releases its request.</li>
  * </ul>
  *
- * <p>Cost: a scrape formats every series on the calling event loop (CPU only, no I/O; roughly a
- * microsecond per series), so while it runs that loop serves nothing else. On a busy gateway with many
- * keys × models, prefer the separate {@link AdminServer} listener, whose loop serves nothing else.
+ * <p>Cost: a scrape snapshots and formats every series on the calling event loop (CPU only, no I/O), and
+ * while it runs that loop serves nothing else. Measured with the Prometheus client 1.8.0 once the JIT has
+ * warmed up: about 1.5–2 µs per exposition line, e.g. 3,000 request series (≈ 7,000 lines, 700 KB) ≈ 12 ms;
+ * the first scrapes of a fresh process take several times that. A small config (tens of series) costs well
+ * under a millisecond. With many keys × models, serve {@code /metrics} from the {@link AdminServer}, whose
+ * single loop serves nothing else.
  */
 @Sharable
 public final class MetricsResponder extends ChannelInboundHandlerAdapter {

@@ -190,6 +190,39 @@ class AccessLogTest {
         }
     }
 
+    @Test
+    void writeFailure_dropsThatBatchAndRecovers() throws Exception {
+        FailingOnceWriter out = new FailingOnceWriter();
+        try (AccessLog log = new AccessLog(out, 16)) {
+            log.ended(Records.stream("k", "m"));
+            Eventually.until(Duration.ofSeconds(5), () -> log.dropped() == 1);
+            log.ended(Records.limited("k", "m", "l"));
+            Eventually.until(Duration.ofSeconds(5), () -> log.written() == 1);
+        }
+        String text = out.toString();
+        assertThat(text.split("\n")).hasSize(1);
+        assertThat(new ObjectMapper().readTree(text).get("request_id").asText()).isEqualTo("req_lim");
+    }
+
+    /** A target that fails its first write (a full disk that is then cleared). */
+    private static final class FailingOnceWriter extends StringWriter {
+        private boolean failed;
+
+        @Override
+        public synchronized void write(char[] cbuf, int off, int len) {
+            if (!failed) {
+                failed = true;
+                throw new java.io.UncheckedIOException(new IOException("disk full"));
+            }
+            super.write(cbuf, off, len);
+        }
+
+        @Override
+        public synchronized String toString() {
+            return super.toString();
+        }
+    }
+
     /** A target whose first write blocks until released, like a stuck disk or a full pipe. */
     private static final class BlockingWriter extends Writer {
         final CountDownLatch entered = new CountDownLatch(1);
