@@ -74,7 +74,10 @@ public final class GatewayMetrics implements ExchangeObserver {
     static final double[] FIRST_BYTE_BUCKETS = {
         0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 30, 60, 120};
 
-    /** Status × outcome pairs cached per (endpoint, model, key); past this, lookups go to the library. */
+    /**
+     * Status × outcome pairs (and limits) cached per (endpoint, model, key); past this many, lookups go to the
+     * library, so a surprise never grows the cache.
+     */
     private static final int MAX_STATUS_PAIRS = 64;
     private static final double NANOS_PER_SECOND = 1e9;
 
@@ -231,8 +234,8 @@ public final class GatewayMetrics implements ExchangeObserver {
         }
         String limit = record.limit();
         if (limit != null) {
-            // Refusals are the cheap answer already; the library's own lookup is fine here.
-            refusals.labelValues(ks.keyLabel, ms.modelLabel, limit).inc();
+            // Cached too: a client hammering past its limit makes this the hottest path of all.
+            ks.refusals(limit).inc();
         }
     }
 
@@ -316,6 +319,10 @@ public final class GatewayMetrics implements ExchangeObserver {
     private record StatusCounter(int status, Outcome outcome, CounterDataPoint counter) {
     }
 
+    /** One limit's refusal counter. */
+    private record LimitCounter(String limit, CounterDataPoint counter) {
+    }
+
     private final class KeySeries {
         final ModelSeries model;
         final String keyLabel;
@@ -324,6 +331,8 @@ public final class GatewayMetrics implements ExchangeObserver {
         private volatile CounterDataPoint outputTokens;
         /** Copy-on-write, replaced by CAS; a handful of entries in practice (200, 429, 400, 502, …). */
         final AtomicReference<StatusCounter[]> byStatus = new AtomicReference<>(new StatusCounter[0]);
+        /** Copy-on-write like {@link #byStatus}; one entry per configured limit that refused this key. */
+        final AtomicReference<LimitCounter[]> byLimit = new AtomicReference<>(new LimitCounter[0]);
 
         KeySeries(ModelSeries model, String keyLabel) {
             this.model = model;
@@ -375,6 +384,26 @@ public final class GatewayMetrics implements ExchangeObserver {
                     return counter;
                 }
             }
+        }
+
+        CounterDataPoint refusals(String limit) {
+            LimitCounter[] current = byLimit.get();
+            for (LimitCounter lc : current) {
+                if (lc.limit.equals(limit)) {
+                    return lc.counter;
+                }
+            }
+            CounterDataPoint counter = GatewayMetrics.this.refusals.labelValues(keyLabel, model.modelLabel, limit);
+            LimitCounter entry = new LimitCounter(limit, counter);
+            while (current.length < MAX_STATUS_PAIRS) {
+                LimitCounter[] next = Arrays.copyOf(current, current.length + 1);
+                next[current.length] = entry;
+                if (byLimit.compareAndSet(current, next)) {
+                    break;
+                }
+                current = byLimit.get();
+            }
+            return counter;
         }
     }
 

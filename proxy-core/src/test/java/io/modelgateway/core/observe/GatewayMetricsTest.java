@@ -68,6 +68,18 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void repeatedRefusals_countPerLimit() {
+        for (int i = 0; i < 3; i++) {
+            exchange(Records.limited("team-b", "m", "requests_per_minute"));
+        }
+        exchange(Records.limited("team-b", "m", "concurrent_streams"));
+
+        assertThat(metrics.scrapeText()).contains(
+                "gateway_limit_refusals_total{key=\"team-b\",limit=\"requests_per_minute\",model=\"m\"} 3.0\n",
+                "gateway_limit_refusals_total{key=\"team-b\",limit=\"concurrent_streams\",model=\"m\"} 1.0\n");
+    }
+
+    @Test
     void missingNames_useFixedLabelValues() {
         exchange(Records.bare(null, 0, Outcome.CANCELLED));
         exchange(Records.bare(Endpoint.EMBEDDINGS, 401, Outcome.REJECTED));
