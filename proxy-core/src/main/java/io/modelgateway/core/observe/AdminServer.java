@@ -1,0 +1,202 @@
+package io.modelgateway.core.observe;
+
+import io.modelgateway.core.config.HostAndPort;
+import io.modelgateway.core.server.RequestRouter;
+import io.modelgateway.core.server.Transport;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
+
+/**
+ * An optional second listener for operators: {@code GET /metrics}, {@code GET /health} and {@code GET /ready}
+ * on an address apart from the API (so scrapers and probes need no route through the API port, and a
+ * scrape never stalls an API event loop).
+ *
+ * <p>It has its own single-thread event loop group and a three-handler pipeline:
+ * <pre>
+ *   http-codec       HttpServerCodec (default line and header limits)
+ *   aggregator       HttpObjectAggregator, {@value #MAX_BODY} bytes (it answers 413 itself past that)
+ *   admin-handler    routes by path; releases every request (SimpleChannelInboundHandler)
+ * </pre>
+ * Answers: 200 exposition for {@code /metrics}; {@code {"status":"ok"}} for {@code /health};
+ * 200 {@code {"status":"ready"}} or 503 {@code {"status":"draining"}} for {@code /ready}, from the readiness
+ * supplier; 404 for any other path; 405 (with {@code Allow: GET}) for any other method on those paths;
+ * 400 and close for a malformed request.
+ */
+public final class AdminServer implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(AdminServer.class.getName());
+    static final int MAX_BODY = 8192;
+
+    private static final byte[] HEALTH_OK = "{\"status\":\"ok\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] READY = "{\"status\":\"ready\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DRAINING = "{\"status\":\"draining\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NOT_FOUND = "{\"error\":\"not found\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NOT_ALLOWED =
+            "{\"error\":\"method not allowed\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] BAD_REQUEST = "{\"error\":\"bad request\"}".getBytes(StandardCharsets.US_ASCII);
+
+    private final HostAndPort listen;
+    private final GatewayMetrics metrics;
+    private final BooleanSupplier ready;
+    private EventLoopGroup group;
+    private Channel channel;
+
+    /**
+     * @param ready read per {@code /ready} request on the admin loop; must be cheap and thread-safe
+     *        (e.g. {@code context::ready})
+     */
+    public AdminServer(HostAndPort listen, GatewayMetrics metrics, BooleanSupplier ready) {
+        this.listen = Objects.requireNonNull(listen, "listen");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.ready = Objects.requireNonNull(ready, "ready");
+    }
+
+    /** Binds the address (port 0 picks a free one) and returns once listening. Call once. */
+    public synchronized AdminServer start() throws InterruptedException {
+        if (group != null) {
+            throw new IllegalStateException("already started");
+        }
+        group = Transport.newGroup(1, "gateway-admin");
+        try {
+            ServerBootstrap b = new ServerBootstrap()
+                    .group(group)
+                    .channel(Transport.serverChannel())
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline()
+                                    .addLast("http-codec", new HttpServerCodec())
+                                    .addLast("aggregator", new HttpObjectAggregator(MAX_BODY))
+                                    .addLast("admin-handler", new AdminHandler(metrics, ready));
+                        }
+                    });
+            channel = b.bind(listen.host(), listen.port()).sync().channel();
+        } catch (InterruptedException | RuntimeException e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            group = null;
+            throw e;
+        }
+        LOG.info("admin listening on http://" + hostPort() + " (/metrics, /health, /ready)");
+        return this;
+    }
+
+    /** The bound port (the chosen one when started with port 0). */
+    public int port() {
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    private String hostPort() {
+        InetSocketAddress a = (InetSocketAddress) channel.localAddress();
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** Stops listening, closes open admin connections and stops the loop. Safe to call more than once. */
+    @Override
+    public synchronized void close() {
+        if (group == null) {
+            return;
+        }
+        if (channel != null) {
+            channel.close().syncUninterruptibly();
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        group = null;
+    }
+
+    /**
+     * The admin pipeline's last handler: answers every aggregated request;
+     * {@link SimpleChannelInboundHandler} releases the request after {@link #channelRead0}.
+     */
+    static final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private final GatewayMetrics metrics;
+        private final BooleanSupplier ready;
+
+        AdminHandler(GatewayMetrics metrics, BooleanSupplier ready) {
+            this.metrics = metrics;
+            this.ready = ready;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            if (request.decoderResult().isFailure()) {
+                send(ctx, HttpResponseStatus.BAD_REQUEST, BAD_REQUEST, false);
+                return;
+            }
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            String path = RequestRouter.path(request.uri());
+            boolean known = path.equals(MetricsResponder.PATH) || path.equals("/health") || path.equals("/ready");
+            if (!known) {
+                send(ctx, HttpResponseStatus.NOT_FOUND, NOT_FOUND, keepAlive);
+            } else if (!HttpMethod.GET.equals(request.method())) {
+                FullHttpResponse r = response(HttpResponseStatus.METHOD_NOT_ALLOWED, NOT_ALLOWED, keepAlive);
+                r.headers().set(HttpHeaderNames.ALLOW, "GET");
+                write(ctx, r, keepAlive);
+            } else if (path.equals(MetricsResponder.PATH)) {
+                MetricsResponder.respond(ctx, metrics, keepAlive);
+            } else if (path.equals("/health")) {
+                send(ctx, HttpResponseStatus.OK, HEALTH_OK, keepAlive);
+            } else if (ready.getAsBoolean()) {
+                send(ctx, HttpResponseStatus.OK, READY, keepAlive);
+            } else {
+                send(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, DRAINING, keepAlive);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            // A reset peer or a failed scrape: nothing useful to answer on this connection.
+            ctx.close();
+        }
+
+        private static void send(ChannelHandlerContext ctx, HttpResponseStatus status, byte[] body,
+                boolean keepAlive) {
+            write(ctx, response(status, body, keepAlive), keepAlive);
+        }
+
+        private static FullHttpResponse response(HttpResponseStatus status, byte[] body, boolean keepAlive) {
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                    Unpooled.wrappedBuffer(body));
+            r.headers()
+                    .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                    .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
+                    .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+            HttpUtil.setKeepAlive(r, keepAlive);
+            return r;
+        }
+
+        private static void write(ChannelHandlerContext ctx, FullHttpResponse r, boolean keepAlive) {
+            if (keepAlive) {
+                ctx.writeAndFlush(r);
+            } else {
+                ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+    }
+}
