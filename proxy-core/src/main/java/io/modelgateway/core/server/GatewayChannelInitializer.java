@@ -1,6 +1,8 @@
 package io.modelgateway.core.server;
 
 import io.modelgateway.core.auth.KeyAuthenticator;
+import io.modelgateway.core.observe.MetricsResponder;
+import io.modelgateway.core.observe.ResponseObserver;
 import io.modelgateway.core.route.ExchangeHandler;
 import io.modelgateway.core.route.ModelListResponder;
 import io.netty.channel.ChannelInitializer;
@@ -13,7 +15,9 @@ import io.netty.handler.codec.http.HttpServerCodec;
  * Builds the server pipeline; reading it top to bottom is the request path:
  * <pre>
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
+ *   response-observer status, bytes and timings of each answer written, onto its exchange record
  *   body-aggregator   whole request body, up to max_body_bytes (413 otherwise)
+ *   metrics           GET /metrics (only when no admin listener serves it)
  *   request-router    health/ready, 404/405, FullHttpRequest → GatewayRequest
  *   key-authenticator gateway key → 401, or the key attached
  *   model-list        GET /api/v1/models
@@ -28,9 +32,16 @@ public final class GatewayChannelInitializer extends ChannelInitializer<SocketCh
 
     private final GatewayContext gateway;
     private final int maxBodyBytes;
+    /** Shared, or null when /metrics is served by the admin listener instead. */
+    private final MetricsResponder metrics;
 
     public GatewayChannelInitializer(GatewayContext gateway) {
+        this(gateway, null);
+    }
+
+    public GatewayChannelInitializer(GatewayContext gateway, MetricsResponder metrics) {
         this.gateway = gateway;
+        this.metrics = metrics;
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, gateway.config().maxBodyBytes());
     }
 
@@ -46,10 +57,14 @@ public final class GatewayChannelInitializer extends ChannelInitializer<SocketCh
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
+        p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
     }
 
     private void addRequestHandlers(ChannelPipeline p) {
+        if (metrics != null) {
+            p.addLast(PipelineNames.METRICS, metrics);
+        }
         p.addLast(PipelineNames.ROUTER, new RequestRouter(gateway));
         p.addLast(PipelineNames.AUTHENTICATOR, new KeyAuthenticator(gateway));
         p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway));

@@ -3,7 +3,9 @@ package io.modelgateway.core.server;
 /** Every handler's name in the server pipeline, in pipeline order. */
 public final class PipelineNames {
     public static final String HTTP_CODEC = "http-codec";
+    public static final String RESPONSE_OBSERVER = "response-observer";
     public static final String BODY_AGGREGATOR = "body-aggregator";
+    public static final String METRICS = "metrics";
     public static final String ROUTER = "request-router";
     public static final String AUTHENTICATOR = "key-authenticator";
     public static final String MODEL_LIST = "model-list";

@@ -1,6 +1,7 @@
 package io.modelgateway.core.server;
 
 import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.core.observe.ResponseObserver;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorKind;
@@ -80,6 +81,10 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
             }
             GatewayRequest gr = new GatewayRequest(request, endpoint, style, requestId, keepAlive, start);
             gateway.observer().started(gr.record());
+            ResponseObserver responses = (ResponseObserver) ctx.pipeline().get(PipelineNames.RESPONSE_OBSERVER);
+            if (responses != null) {
+                responses.expect(gr.record());
+            }
             forwarded = true;
             ctx.fireChannelRead(gr);
         } finally {

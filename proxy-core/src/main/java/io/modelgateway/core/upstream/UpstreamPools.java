@@ -27,6 +27,7 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLException;
 
 /**
@@ -46,6 +47,8 @@ public final class UpstreamPools implements AutoCloseable {
         }
     };
     private final Map<String, SslContext> tls = new ConcurrentHashMap<>();
+    /** Open upstream connections, in use or idle, on all loops (read by the metrics scrape, any thread). */
+    private final LongAdder open = new LongAdder();
     private final DnsAddressResolverGroup resolver = new DnsAddressResolverGroup(
             new DnsNameResolverBuilder().datagramChannelType(Transport.datagramChannel()));
 
@@ -104,6 +107,11 @@ public final class UpstreamPools implements AutoCloseable {
         return q == null ? 0 : (int) q.stream().filter(Channel::isActive).count();
     }
 
+    /** Upstream connections open now, in use or idle, across all event loops. */
+    public long openConnections() {
+        return open.sum();
+    }
+
     private Future<Channel> connect(EventLoop loop, ProviderConfig provider, String origin) {
         URI base = provider.baseUrl();
         boolean https = "https".equalsIgnoreCase(base.getScheme());
@@ -133,6 +141,8 @@ public final class UpstreamPools implements AutoCloseable {
         ChannelFuture f = b.connect(host, port);
         f.addListener(cf -> {
             if (cf.isSuccess()) {
+                open.increment();
+                f.channel().closeFuture().addListener(closed -> open.decrement());
                 f.channel().attr(ORIGIN).set(origin);
                 promise.setSuccess(f.channel());
             } else {
