@@ -11,9 +11,9 @@ import io.modelgateway.core.simulator.SimulatorSettings;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,8 +65,8 @@ public final class ConfigLoader {
             "no_temperature", "supports_dimensions", "encode_base64", "limits");
     private static final List<String> DEPLOYMENT_FIELDS = List.of("provider", "model", "weight");
 
-    // Upper bounds of the limit fields: far above any real quota, and low enough that a limiter may multiply
-    // them by nanoseconds per minute (6e10) or by a window count without overflowing a long.
+    // Upper bounds of the limit fields: far above any real quota, and low enough that a limiter can multiply a
+    // per-minute value by the nanoseconds in a minute (6e10) without overflowing a long.
     static final long MAX_REQUESTS_PER_MINUTE = 100_000_000L;
     static final long MAX_TOKENS_PER_MINUTE = 100_000_000L;
     static final long MAX_CONCURRENT_REQUESTS = 1_000_000L;
@@ -298,7 +298,10 @@ public final class ConfigLoader {
                 limit(l, "daily_tokens", MAX_DAILY_TOKENS));
     }
 
-    /** One limit field: absent is 0 (no limit); written, it must be positive, because 0 reads as "nothing". */
+    /**
+     * One limit field: absent is 0 (no limit). Written, it must be positive: a written 0 could mean "no limit"
+     * or "nothing allowed", and guessing either wrong is costly, so it is refused with the way to say the first.
+     */
     private long limit(Section l, String name, long max) throws ConfigException {
         Scalar s = l.scalar(name);
         if (s == null) {
