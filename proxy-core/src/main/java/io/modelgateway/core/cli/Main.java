@@ -2,6 +2,7 @@ package io.modelgateway.core.cli;
 
 import io.modelgateway.core.config.ConfigException;
 import io.modelgateway.core.config.ConfigLoader;
+import io.modelgateway.core.config.ConfigReloader;
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.server.GatewayServer;
 import io.modelgateway.core.simulator.SimulatorServer;
@@ -11,14 +12,31 @@ import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Command line: {@code gateway [--config FILE] [--listen HOST:PORT]} runs the gateway in the foreground;
- * {@code simulator [--listen HOST:PORT] …} runs the standalone simulator. SIGTERM and Ctrl-C stop cleanly.
+ * Command line: {@code gateway [--config FILE] [--listen HOST:PORT]} runs the gateway in the foreground,
+ * reloading the config file when it changes or on SIGHUP; {@code hash-key} prints the {@code sha256:} form
+ * of a gateway key; {@code simulator [--listen HOST:PORT] …} runs the standalone simulator. SIGTERM and
+ * Ctrl-C stop cleanly.
  */
 public final class Main {
+    static final String USAGE = """
+            usage: gateway [--config FILE] [--listen HOST:PORT]
+                     runs the gateway; FILE (default conf/gateway.yaml) is reloaded when it changes
+                     (see reload: in the file) and on SIGHUP. --listen replaces listen: from the file.
+                   gateway hash-key [--key-env VAR]
+                     prints sha256:<hex> of a gateway key read from stdin (one line) or from VAR,
+                     for the key: field of the config
+                   simulator [--listen HOST:PORT] [--api-key KEY] [--ttft-ms N] [--tps N]
+                             [--output-tokens N] [--fault SPEC]""";
+
     private Main() {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("hash-key")) {
+            System.exit(HashKeyCommand.run(Arrays.copyOfRange(args, 1, args.length), System.in, System.out,
+                    System.err, System.getenv()));
+            return;
+        }
         if (args.length > 0 && args[0].equals("simulator")) {
             SimulatorServer.main(Arrays.copyOfRange(args, 1, args.length));
             return;
@@ -33,9 +51,7 @@ public final class Main {
                 case "--config" -> config = value(args, ++i, "--config");
                 case "--listen" -> listen = value(args, ++i, "--listen");
                 case "-h", "--help" -> {
-                    System.out.println("usage: gateway [--config FILE] [--listen HOST:PORT]\n"
-                            + "       simulator [--listen HOST:PORT] [--api-key KEY] [--ttft-ms N] [--tps N] "
-                            + "[--output-tokens N] [--fault SPEC]");
+                    System.out.println(USAGE);
                     return;
                 }
                 default -> usage("unknown argument: " + args[i]);
@@ -55,8 +71,13 @@ public final class Main {
         }
         GatewayServer server = GatewayServer.start(cfg);
         System.out.println("gateway listening on http://" + server.hostPort() + " (config " + file + ")");
+        // Started after the bind, so the file it fingerprints is the one the running config came from.
+        // The same --listen override applies to every reload, as it did at start.
+        ConfigReloader reloader = new ConfigReloader(file, System.getenv(), listen, cfg, server.context()::swap);
+        reloader.start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            reloader.close(); // first, so no reload lands in a server that is closing
             server.close();
             stopped.countDown();
         }, "gateway-shutdown"));

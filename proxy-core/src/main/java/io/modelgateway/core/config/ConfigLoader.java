@@ -13,8 +13,11 @@ import java.lang.System.Logger.Level;
 import java.math.BigInteger;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,16 +49,28 @@ public final class ConfigLoader {
 
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 
-    private static final List<String> TOP_FIELDS =
-            List.of("listen", "max_body_bytes", "development_key", "keys", "providers", "models");
-    private static final List<String> KEY_FIELDS = List.of("name", "key", "optional", "models");
+    private static final List<String> TOP_FIELDS = List.of("listen", "max_body_bytes", "development_key", "keys",
+            "providers", "models", "access_log", "admin", "reload");
+    private static final List<String> KEY_FIELDS =
+            List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers");
+    private static final List<String> LIMIT_FIELDS =
+            List.of("requests_per_minute", "tokens_per_minute", "concurrent_requests", "daily_tokens");
+    private static final List<String> ADMIN_FIELDS = List.of("listen");
+    private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details");
     private static final List<String> SIMULATOR_FIELDS =
             List.of("ttft_ms", "tokens_per_second", "output_tokens", "fault");
     private static final List<String> MODEL_FIELDS = List.of("type", "deployments", "max_output_tokens",
-            "no_temperature", "supports_dimensions", "encode_base64");
+            "no_temperature", "supports_dimensions", "encode_base64", "limits");
     private static final List<String> DEPLOYMENT_FIELDS = List.of("provider", "model", "weight");
+
+    // Upper bounds of the limit fields: far above any real quota, and low enough that a limiter can multiply a
+    // per-minute value by the nanoseconds in a minute (6e10) without overflowing a long.
+    static final long MAX_REQUESTS_PER_MINUTE = 100_000_000L;
+    static final long MAX_TOKENS_PER_MINUTE = 100_000_000L;
+    static final long MAX_CONCURRENT_REQUESTS = 1_000_000L;
+    static final long MAX_DAILY_TOKENS = 1_000_000_000_000L;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]+");
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9A-Fa-f]{64}");
@@ -83,15 +98,29 @@ public final class ConfigLoader {
      */
     public static GatewayConfig load(Path file, Map<String, String> env, String listenOverride)
             throws ConfigException {
-        String yaml;
+        byte[] content;
         try {
-            yaml = Files.readString(file);
+            content = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             throw new ConfigException(file + ": config file not found");
-        } catch (CharacterCodingException e) {
-            throw new ConfigException(file + ": not a UTF-8 text file");
         } catch (IOException e) {
             throw new ConfigException(file + ": cannot read the config file (" + e.getClass().getSimpleName() + ")");
+        }
+        return load(content, file, env, listenOverride);
+    }
+
+    /**
+     * As {@link #load(Path, Map, String)}, for the bytes of {@code file} already read. The reloader uses it
+     * so that what it loads is exactly what it fingerprinted, even if the file changes again in between.
+     */
+    static GatewayConfig load(byte[] content, Path file, Map<String, String> env, String listenOverride)
+            throws ConfigException {
+        String yaml;
+        try {
+            // A fresh decoder reports malformed input instead of replacing it, like Files.readString.
+            yaml = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(content)).toString();
+        } catch (CharacterCodingException e) {
+            throw new ConfigException(file + ": not a UTF-8 text file");
         }
         return parse(yaml, file.toString(), env, listenOverride);
     }
@@ -120,10 +149,13 @@ public final class ConfigLoader {
         top.allowOnly(TOP_FIELDS);
         HostAndPort listen = listen(top, listenOverride);
         long maxBodyBytes = top.integer("max_body_bytes", DEFAULT_MAX_BODY_BYTES, 1024, Integer.MAX_VALUE);
+        String accessLog = accessLog(top);
+        HostAndPort adminListen = adminListen(top, listen);
+        ReloadConfig reload = reload(top);
         Map<String, ProviderConfig> providers = providers(top);
         Map<String, ModelConfig> models = models(top, providers);
         List<KeyConfig> keys = keys(top, listen, models);
-        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models);
+        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload);
     }
 
     // ---- listen
@@ -146,6 +178,174 @@ public final class ConfigLoader {
             }
         }
         return listen;
+    }
+
+    // ---- access log, admin listener, reload
+
+    private String accessLog(Section top) throws ConfigException {
+        Scalar s = top.scalar("access_log");
+        if (s == null) {
+            return GatewayConfig.ACCESS_LOG_STDOUT;
+        }
+        String path = "access_log";
+        int line = top.lineOf(path);
+        if (s.token() == JsonToken.VALUE_FALSE) {
+            return GatewayConfig.ACCESS_LOG_OFF; // YAML 1.1 reads a bare off (or no, false) as a boolean
+        }
+        if (s.token() != JsonToken.VALUE_STRING) {
+            throw error(path, line, "must be stdout, stderr, off or a file path, not " + kind(s));
+        }
+        String value = expand(s.text(), path, line);
+        if (value.isEmpty()) {
+            throw error(path, line, "must not be empty; use off for no access log");
+        }
+        for (String keyword : List.of(GatewayConfig.ACCESS_LOG_STDOUT, GatewayConfig.ACCESS_LOG_STDERR,
+                GatewayConfig.ACCESS_LOG_OFF)) {
+            if (value.equals(keyword)) {
+                return keyword;
+            }
+            if (value.equalsIgnoreCase(keyword)) {
+                // Quietly writing a file called STDOUT into the working directory would surprise everyone.
+                throw error(path, line, "write " + keyword + " in lower case (or ./" + value
+                        + " for a file of that name)");
+            }
+        }
+        if (hasLineBreak(value)) {
+            throw error(path, line, "must not contain line breaks");
+        }
+        // Checked now so a typo in the directory stops the start (or the reload) with a line number,
+        // instead of surfacing as lost log lines once traffic flows.
+        Path file;
+        try {
+            file = Path.of(value).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw error(path, line, "is not a valid file path");
+        }
+        if (Files.isDirectory(file)) {
+            throw error(path, line, "'" + value + "' is a directory; give the path of a file in it");
+        }
+        Path dir = file.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw error(path, line, "the directory of '" + value + "' does not exist");
+        }
+        if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(dir)) {
+            throw error(path, line, "'" + value + "' is not writable by this process");
+        }
+        return value;
+    }
+
+    private HostAndPort adminListen(Section top, HostAndPort listen) throws ConfigException {
+        Section admin = top.section("admin");
+        if (admin == null) {
+            return null;
+        }
+        admin.allowOnly(ADMIN_FIELDS);
+        String text = admin.string("listen");
+        if (text == null) {
+            return null;
+        }
+        String path = admin.pathOf("listen");
+        int line = admin.lineOf("listen");
+        HostAndPort address;
+        try {
+            address = HostAndPort.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw error(path, line, e.getMessage());
+        }
+        // Port 0 asks the OS for a free port each time, so only a fixed port can clash.
+        if (address.port() != 0 && address.port() == listen.port()
+                && (address.host().equalsIgnoreCase(listen.host()) || isWildcard(address) || isWildcard(listen))) {
+            throw error(path, line, "port " + address.port() + " is already taken by listen (" + listen
+                    + "); give the admin listener its own port");
+        }
+        return address;
+    }
+
+    private static boolean isWildcard(HostAndPort a) {
+        return a.host().equals("0.0.0.0") || a.host().equals("::") || a.host().equals("0:0:0:0:0:0:0:0");
+    }
+
+    private ReloadConfig reload(Section top) throws ConfigException {
+        Section r = top.section("reload");
+        if (r == null) {
+            return ReloadConfig.DEFAULT;
+        }
+        r.allowOnly(RELOAD_FIELDS);
+        boolean watch = r.bool("watch", ReloadConfig.DEFAULT.watch());
+        int intervalMs = (int) r.integer("interval_ms", ReloadConfig.DEFAULT.intervalMs(),
+                ReloadConfig.MIN_INTERVAL_MS, ReloadConfig.MAX_INTERVAL_MS);
+        return new ReloadConfig(watch, intervalMs);
+    }
+
+    // ---- limits
+
+    /** The limits block {@code name} of {@code parent}; absent, empty or {@code {}} means no limits. */
+    private LimitsConfig limits(Section parent, String name) throws ConfigException {
+        Field f = parent.field(name);
+        return f == null ? LimitsConfig.NONE : limitsBlock(f.value(), parent.pathOf(name), f.line());
+    }
+
+    private LimitsConfig limitsBlock(Node node, String path, int line) throws ConfigException {
+        if (node instanceof Scalar s && s.isNull()) {
+            return LimitsConfig.NONE;
+        }
+        Section l = section(node, path, line);
+        l.allowOnly(LIMIT_FIELDS);
+        return new LimitsConfig(
+                limit(l, "requests_per_minute", MAX_REQUESTS_PER_MINUTE),
+                limit(l, "tokens_per_minute", MAX_TOKENS_PER_MINUTE),
+                (int) limit(l, "concurrent_requests", MAX_CONCURRENT_REQUESTS),
+                limit(l, "daily_tokens", MAX_DAILY_TOKENS));
+    }
+
+    /**
+     * One limit field: absent is 0 (no limit). Written, it must be positive: a written 0 could mean "no limit"
+     * or "nothing allowed", and guessing either wrong is costly, so it is refused with the way to say the first.
+     */
+    private long limit(Section l, String name, long max) throws ConfigException {
+        Scalar s = l.scalar(name);
+        if (s == null) {
+            return 0;
+        }
+        if (s.token() == JsonToken.VALUE_NUMBER_INT && !(s.number() instanceof BigInteger)
+                && s.number().longValue() < 1) {
+            throw error(l.pathOf(name), l.lineOf(name), "must be between 1 and " + max
+                    + "; leave the field out for no limit");
+        }
+        return l.integer(name, 0, 1, max);
+    }
+
+    /**
+     * A key's {@code model_limits}: model name or glob → limits, in config order, because the first
+     * matching entry applies (so a narrow entry above {@code "*"} overrides it for those models).
+     */
+    private Map<String, LimitsConfig> modelLimits(Section k, List<String> keyModels, Map<String, ModelConfig> models)
+            throws ConfigException {
+        Section all = k.section("model_limits");
+        if (all == null) {
+            return Map.of();
+        }
+        Map<String, LimitsConfig> limits = new LinkedHashMap<>();
+        String catchAll = null;
+        for (Field f : all.node.fields().values()) {
+            String pattern = f.key();
+            String path = all.pathOf(pattern);
+            if (pattern.isEmpty() || hasWhitespace(pattern)) {
+                throw error(path, f.line(), "a model name or glob must be non-empty and contain no whitespace");
+            }
+            limits.put(pattern, limitsBlock(f.value(), path, f.line()));
+            if (catchAll != null) {
+                warn(path, f.line(), "never applies: " + catchAll + " above it matches every model first");
+            } else if (!models.isEmpty() && models.keySet().stream().noneMatch(m -> Glob.matches(pattern, m))) {
+                warn(path, f.line(), "'" + pattern + "' matches no configured model");
+            } else if (!Glob.isGlob(pattern) && keyModels.stream().noneMatch(p -> Glob.matches(p, pattern))) {
+                warn(path, f.line(), "never applies: this key may not call '" + pattern + "'");
+            }
+            if (pattern.equals("*")) {
+                catchAll = path;
+            }
+        }
+        return limits;
     }
 
     // ---- providers
@@ -389,8 +589,9 @@ public final class ConfigLoader {
                 String field = m.field("supports_dimensions") != null ? "supports_dimensions" : "encode_base64";
                 throw error(m.pathOf(field), m.lineOf(field), "only for type embedding");
             }
+            LimitsConfig limits = limits(m, "limits");
             models.put(name, new ModelConfig(name, type, deployments, maxOutputTokens, noTemperature,
-                    supportsDimensions, encodeBase64));
+                    supportsDimensions, encodeBase64, limits));
         }
         return models;
     }
@@ -437,6 +638,10 @@ public final class ConfigLoader {
             }
             boolean optional = k.bool("optional", false);
             List<String> patterns = modelPatterns(k, models);
+            // Checked before the key itself, so a skipped optional key's limits are still validated.
+            LimitsConfig limits = limits(k, "limits");
+            Map<String, LimitsConfig> modelLimits = modelLimits(k, patterns, models);
+            boolean rateLimitHeaders = k.bool("rate_limit_headers", true);
             byte[] hash = keyHash(k, name, optional);
             if (hash == null) {
                 continue;
@@ -447,7 +652,7 @@ public final class ConfigLoader {
                             + "; every entry needs its own key");
                 }
             }
-            keys.add(new KeyConfig(name, hash, patterns, false));
+            keys.add(new KeyConfig(name, hash, patterns, false, limits, modelLimits, rateLimitHeaders));
             keyPaths.add(k.pathOf("key"));
         }
 
@@ -603,16 +808,24 @@ public final class ConfigLoader {
         return s.indexOf('\r') >= 0 || s.indexOf('\n') >= 0;
     }
 
-    /** The closest allowed name within two edits, for "did you mean" hints. */
+    /**
+     * The closest allowed name within two edits, for "did you mean" hints; else the one allowed name that
+     * {@code name} abbreviates, because long names get shortened ({@code requests_per_min}).
+     */
     private static String closest(String name, List<String> allowed) {
+        String lower = name.toLowerCase(Locale.ROOT);
         String best = null;
         int bestDistance = 3;
         for (String candidate : allowed) {
-            int d = editDistance(name.toLowerCase(Locale.ROOT), candidate);
+            int d = editDistance(lower, candidate);
             if (d < bestDistance) {
                 best = candidate;
                 bestDistance = d;
             }
+        }
+        if (best == null && lower.length() >= 4) {
+            List<String> longer = allowed.stream().filter(c -> c.startsWith(lower)).toList();
+            best = longer.size() == 1 ? longer.get(0) : null;
         }
         return best;
     }

@@ -15,19 +15,50 @@ import java.util.Objects;
  * @param keys         the keys callers may present (the loader never leaves this empty)
  * @param providers    by name, in config order
  * @param models       by the name callers send, in config order
+ * @param accessLog    where the one-line-per-exchange access log goes: {@link #ACCESS_LOG_STDOUT},
+ *                     {@link #ACCESS_LOG_STDERR}, {@link #ACCESS_LOG_OFF} or a file path (relative to the
+ *                     working directory)
+ * @param adminListen  the address of the admin listener, or null for none
+ * @param reload       how the config file is watched for changes
  */
 public record GatewayConfig(
         HostAndPort listen,
         long maxBodyBytes,
         List<KeyConfig> keys,
         Map<String, ProviderConfig> providers,
-        Map<String, ModelConfig> models) {
+        Map<String, ModelConfig> models,
+        String accessLog,
+        HostAndPort adminListen,
+        ReloadConfig reload) {
+
+    public static final String ACCESS_LOG_STDOUT = "stdout";
+    public static final String ACCESS_LOG_STDERR = "stderr";
+    public static final String ACCESS_LOG_OFF = "off";
 
     public GatewayConfig {
         Objects.requireNonNull(listen, "listen");
+        Objects.requireNonNull(accessLog, "accessLog");
+        Objects.requireNonNull(reload, "reload");
         keys = List.copyOf(keys);
         providers = Collections.unmodifiableMap(new LinkedHashMap<>(providers));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
+    }
+
+    /**
+     * The shape before access log, admin listener and reload settings existed; kept so code (and tests)
+     * that build a config by hand need not care about them. Those three take their defaults.
+     */
+    public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
+            Map<String, ProviderConfig> providers, Map<String, ModelConfig> models) {
+        this(listen, maxBodyBytes, keys, providers, models, ACCESS_LOG_STDOUT, null, ReloadConfig.DEFAULT);
+    }
+
+    /**
+     * This config with other listen addresses. A reload uses it to keep the addresses the process has
+     * bound: moving a listener needs a restart, and the rest of an edit should still apply.
+     */
+    public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
+        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload);
     }
 
     /**

@@ -1,7 +1,8 @@
 /**
  * The gateway's YAML config: read once by {@link io.modelgateway.core.config.ConfigLoader}, checked in
  * full, and published as one immutable {@link io.modelgateway.core.config.GatewayConfig}. A reload
- * builds a new object and swaps it in whole; nothing here is mutated after load.
+ * builds a new object and swaps it in whole ({@link io.modelgateway.core.config.ConfigReloader} does so when
+ * the file changes or on SIGHUP); nothing here is mutated after load.
  *
  * <p>Loading does file I/O and hashing, so it runs off the event loops. Every check failure is a
  * {@link io.modelgateway.core.config.ConfigException} whose message starts with the field's path and

@@ -226,7 +226,7 @@ class ConfigLoaderTest {
     void parse_unknownTopLevelField_listsAllowedFieldsAndSuggests() {
         assertError(withKeys("modles: {}"))
                 .hasMessage("modles: unknown field (did you mean models?); allowed: listen, max_body_bytes,"
-                        + " development_key, keys, providers, models (test.yaml:5)");
+                        + " development_key, keys, providers, models, access_log, admin, reload (test.yaml:5)");
     }
 
     @Test
@@ -619,5 +619,343 @@ class ConfigLoaderTest {
     @Test
     void parse_rootNotAMapping_refused() {
         assertError("- a\n- b\n").hasMessage("(root): must be a mapping of fields, not a list (test.yaml:1)");
+    }
+
+    // ---- limits
+
+    private static final String LIMITED_MODELS = """
+            providers: {sim: {type: simulator}}
+            models:
+              gpt-4o: {deployments: [{provider: sim}]}
+              gpt-4o-mini: {deployments: [{provider: sim}]}
+              claude: {deployments: [{provider: sim}]}
+            """;
+
+    @Test
+    void parse_keyLimits_bindEveryFieldAndKeepModelLimitsInConfigOrder() throws Exception {
+        GatewayConfig config = parse(yaml(
+                "keys:",
+                "  - name: team-a",
+                "    key: ${GATEWAY_KEY}",
+                "    models: [\"*\"]",
+                "    limits:",
+                "      requests_per_minute: 600",
+                "      tokens_per_minute: 1_000_000",
+                "      concurrent_requests: 20",
+                "      daily_tokens: 50000000",
+                "    model_limits:",
+                "      gpt-4o-mini: {}",
+                "      gpt-*: {requests_per_minute: 60, tokens_per_minute: 100000}",
+                "      '*': {concurrent_requests: 2}",
+                "    rate_limit_headers: false") + LIMITED_MODELS);
+
+        KeyConfig key = config.keys().get(0);
+        assertThat(key.limits()).isEqualTo(new LimitsConfig(600, 1_000_000, 20, 50_000_000));
+        assertThat(key.modelLimits().keySet()).containsExactly("gpt-4o-mini", "gpt-*", "*");
+        // First match wins: the empty entry exempts gpt-4o-mini from the gpt-* and * entries below it.
+        assertThat(key.limitsFor("gpt-4o-mini")).isEqualTo(LimitsConfig.NONE);
+        assertThat(key.limitsFor("gpt-4o")).isEqualTo(new LimitsConfig(60, 100_000, 0, 0));
+        assertThat(key.limitsFor("claude")).isEqualTo(new LimitsConfig(0, 0, 2, 0));
+        assertThat(key.rateLimitHeaders()).isFalse();
+    }
+
+    @Test
+    void parse_keyWithoutLimits_hasNoneAndSendsRateLimitHeaders() throws Exception {
+        KeyConfig key = parse(yaml(KEYS) + SIM_MODEL).keys().get(0);
+        assertThat(key.limits()).isEqualTo(LimitsConfig.NONE);
+        assertThat(key.modelLimits()).isEmpty();
+        assertThat(key.limitsFor("sim-chat")).isEqualTo(LimitsConfig.NONE);
+        assertThat(key.rateLimitHeaders()).isTrue();
+    }
+
+    @Test
+    void parse_emptyLimitsBlocks_meanNoLimits() throws Exception {
+        GatewayConfig config = parse(yaml(
+                "keys:",
+                "  - name: a",
+                "    key: ${GATEWAY_KEY}",
+                "    models: [\"*\"]",
+                "    limits:",
+                "    model_limits: {sim-chat: }",
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    deployments: [{provider: sim}]",
+                "    limits: {}"));
+        assertThat(config.keys().get(0).limits()).isEqualTo(LimitsConfig.NONE);
+        assertThat(config.keys().get(0).limitsFor("sim-chat")).isEqualTo(LimitsConfig.NONE);
+        assertThat(config.model("sim-chat").limits()).isEqualTo(LimitsConfig.NONE);
+    }
+
+    @Test
+    void parse_limitsFromEnvironment_expanded() throws Exception {
+        GatewayConfig config = ConfigLoader.parse(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    deployments: [{provider: sim}]",
+                "    limits: {requests_per_minute: '${SIM_RPM}', daily_tokens: '${SIM_DAILY:-9000}'}"),
+                "test.yaml", Map.of("GATEWAY_KEY", GATEWAY_KEY, "SIM_RPM", "120"), null);
+        assertThat(config.model("sim-chat").limits()).isEqualTo(new LimitsConfig(120, 0, 0, 9000));
+    }
+
+    @Test
+    void parse_modelLimits_bindToTheModel() throws Exception {
+        GatewayConfig config = parse(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    deployments: [{provider: sim}]",
+                "    limits:",
+                "      requests_per_minute: 3000",
+                "      tokens_per_minute: 2000000",
+                "      concurrent_requests: 64",
+                "      daily_tokens: 100000000",
+                "  sim-free:",
+                "    deployments: [{provider: sim}]"));
+        assertThat(config.model("sim-chat").limits()).isEqualTo(new LimitsConfig(3000, 2_000_000, 64, 100_000_000));
+        assertThat(config.model("sim-free").limits()).isEqualTo(LimitsConfig.NONE);
+    }
+
+    @Test
+    void parse_developmentKey_hasNoLimits() throws Exception {
+        GatewayConfig config = ConfigLoader.parse(yaml("development_key: sk-dev-local") + SIM_MODEL,
+                "test.yaml", Map.of(), null);
+        KeyConfig dev = config.keys().get(0);
+        assertThat(dev.development()).isTrue();
+        assertThat(dev.limits()).isEqualTo(LimitsConfig.NONE);
+        assertThat(dev.modelLimits()).isEmpty();
+    }
+
+    @Test
+    void parse_limitZeroOrNegative_refusedWithHint() {
+        assertError(yaml(KEYS) + "    limits: {requests_per_minute: 0}\n" + SIM_MODEL)
+                .hasMessage("keys[0].limits.requests_per_minute: must be between 1 and 100000000;"
+                        + " leave the field out for no limit (test.yaml:5)");
+        assertError(yaml(KEYS) + "    limits: {daily_tokens: -5}\n" + SIM_MODEL)
+                .hasMessageStartingWith("keys[0].limits.daily_tokens: must be between 1 and 1000000000000;"
+                        + " leave the field out");
+    }
+
+    @Test
+    void parse_limitWrongTypeOrTooLarge_refused() {
+        assertError(yaml(KEYS) + "    limits: {tokens_per_minute: 1.5}\n" + SIM_MODEL)
+                .hasMessage("keys[0].limits.tokens_per_minute: must be a whole number, not a number (test.yaml:5)");
+        assertError(yaml(KEYS) + "    limits: {concurrent_requests: lots}\n" + SIM_MODEL)
+                .hasMessage("keys[0].limits.concurrent_requests: must be a whole number, not a string"
+                        + " (test.yaml:5)");
+        assertError(yaml(KEYS) + "    limits: {concurrent_requests: 2000000}\n" + SIM_MODEL)
+                .hasMessage("keys[0].limits.concurrent_requests: must be between 1 and 1000000 (test.yaml:5)");
+        assertError(yaml(KEYS) + "    limits: {daily_tokens: 99999999999999999999999}\n" + SIM_MODEL)
+                .hasMessage("keys[0].limits.daily_tokens: must be between 1 and 1000000000000 (test.yaml:5)");
+        assertError(yaml(KEYS) + "    limits: 100\n" + SIM_MODEL)
+                .hasMessage("keys[0].limits: must be a mapping of fields, not a number (test.yaml:5)");
+    }
+
+    @Test
+    void parse_unknownLimitField_suggestsTheRightOne() {
+        assertError(yaml(KEYS) + "    limits:\n      requests_per_min: 5\n" + SIM_MODEL)
+                .hasMessage("keys[0].limits.requests_per_min: unknown field (did you mean requests_per_minute?);"
+                        + " allowed: requests_per_minute, tokens_per_minute, concurrent_requests, daily_tokens"
+                        + " (test.yaml:6)");
+        assertError(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  sim-chat:",
+                "    deployments: [{provider: sim}]",
+                "    limits: {tokens_per_minit: 5}"))
+                .hasMessageStartingWith("models.sim-chat.limits.tokens_per_minit: unknown field"
+                        + " (did you mean tokens_per_minute?)")
+                .hasMessageEndingWith("(test.yaml:9)");
+    }
+
+    @Test
+    void parse_badModelLimits_errorNamesTheEntry() {
+        assertError(yaml(KEYS) + "    model_limits:\n      gpt-*: {daily_token: 5}\n" + LIMITED_MODELS)
+                .hasMessageStartingWith("keys[0].model_limits.gpt-*.daily_token: unknown field"
+                        + " (did you mean daily_tokens?)")
+                .hasMessageEndingWith("(test.yaml:6)");
+        assertError(yaml(KEYS) + "    model_limits: [gpt-4o]\n" + LIMITED_MODELS)
+                .hasMessage("keys[0].model_limits: must be a mapping of fields, not a list (test.yaml:5)");
+        assertError(yaml(KEYS) + "    model_limits: {'gpt 4o': {requests_per_minute: 1}}\n" + LIMITED_MODELS)
+                .hasMessage("keys[0].model_limits.gpt 4o: a model name or glob must be non-empty and contain"
+                        + " no whitespace (test.yaml:5)");
+        assertError(yaml(KEYS) + "    model_limits: {gpt-4o: 5}\n" + LIMITED_MODELS)
+                .hasMessage("keys[0].model_limits.gpt-4o: must be a mapping of fields, not a number (test.yaml:5)");
+        assertError(yaml(KEYS) + "    model_limits: {gpt-4o: {tokens_per_minute: 0}}\n" + LIMITED_MODELS)
+                .hasMessageStartingWith("keys[0].model_limits.gpt-4o.tokens_per_minute: must be between 1 and");
+    }
+
+    @Test
+    void parse_rateLimitHeadersNotABoolean_refused() {
+        assertError(yaml(KEYS) + "    rate_limit_headers: sometimes\n" + SIM_MODEL)
+                .hasMessage("keys[0].rate_limit_headers: must be true or false (test.yaml:5)");
+    }
+
+    @Test
+    void parse_optionalKeySkipped_itsLimitsAreStillChecked() {
+        assertError(yaml(
+                "keys:",
+                "  - {name: a, key: '${GATEWAY_KEY}', models: ['*']}",
+                "  - name: b",
+                "    key: ${UNSET_KEY}",
+                "    optional: true",
+                "    models: ['*']",
+                "    limits: {requests_per_minute: 0}") + SIM_MODEL)
+                .hasMessageStartingWith("keys[1].limits.requests_per_minute: must be between 1 and");
+    }
+
+    @Test
+    void parse_modelLimitsThatCannotApply_warn() throws Exception {
+        List<String> lines = captureWarnings(() -> parse(yaml(
+                "keys:",
+                "  - name: a",
+                "    key: ${GATEWAY_KEY}",
+                "    models: [gpt-*]",
+                "    model_limits:",
+                "      claude: {requests_per_minute: 1}",
+                "      gemini-*: {requests_per_minute: 1}",
+                "      '*': {requests_per_minute: 5}",
+                "      gpt-4o: {requests_per_minute: 9}") + LIMITED_MODELS));
+        assertThat(lines).containsExactly(
+                "keys[0].model_limits.claude: never applies: this key may not call 'claude' (test.yaml:6)",
+                "keys[0].model_limits.gemini-*: 'gemini-*' matches no configured model (test.yaml:7)",
+                "keys[0].model_limits.gpt-4o: never applies: keys[0].model_limits.* above it matches every model"
+                        + " first (test.yaml:9)");
+    }
+
+    // ---- access log, admin listener, reload
+
+    @Test
+    void parse_topLevelExtras_defaults() throws Exception {
+        GatewayConfig config = parse(yaml(KEYS) + SIM_MODEL);
+        assertThat(config.accessLog()).isEqualTo(GatewayConfig.ACCESS_LOG_STDOUT);
+        assertThat(config.adminListen()).isNull();
+        assertThat(config.reload()).isEqualTo(new ReloadConfig(true, 1000));
+    }
+
+    @Test
+    void parse_accessLogKeywords_bound() throws Exception {
+        assertThat(parse(withKeys("access_log: stderr") + SIM_MODEL).accessLog()).isEqualTo("stderr");
+        assertThat(parse(withKeys("access_log: stdout") + SIM_MODEL).accessLog()).isEqualTo("stdout");
+        // A bare off is a YAML 1.1 boolean; it still means "off".
+        assertThat(parse(withKeys("access_log: off") + SIM_MODEL).accessLog()).isEqualTo("off");
+        assertThat(parse(withKeys("access_log: 'off'") + SIM_MODEL).accessLog()).isEqualTo("off");
+        assertThat(parse(withKeys("access_log: ${ACCESS_LOG:-stderr}") + SIM_MODEL).accessLog()).isEqualTo("stderr");
+    }
+
+    @Test
+    void parse_accessLogFile_bound(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String file = dir.resolve("access.log").toString();
+        assertThat(parse(withKeys("access_log: '" + file + "'") + SIM_MODEL).accessLog()).isEqualTo(file);
+    }
+
+    @Test
+    void parse_badAccessLog_refused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        String missingDir = dir.resolve("no-such-dir").resolve("access.log").toString();
+        assertError(withKeys("access_log: '" + missingDir + "'") + SIM_MODEL)
+                .hasMessage("access_log: the directory of '" + missingDir + "' does not exist (test.yaml:5)");
+        assertError(withKeys("access_log: '" + dir + "'") + SIM_MODEL)
+                .hasMessage("access_log: '" + dir + "' is a directory; give the path of a file in it (test.yaml:5)");
+        assertError(withKeys("access_log: STDOUT") + SIM_MODEL)
+                .hasMessage("access_log: write stdout in lower case (or ./STDOUT for a file of that name)"
+                        + " (test.yaml:5)");
+        assertError(withKeys("access_log: 1") + SIM_MODEL)
+                .hasMessage("access_log: must be stdout, stderr, off or a file path, not a number (test.yaml:5)");
+        assertError(withKeys("access_log: ''") + SIM_MODEL)
+                .hasMessage("access_log: must not be empty; use off for no access log (test.yaml:5)");
+        assertError(withKeys("access_log: [stdout]") + SIM_MODEL)
+                .hasMessage("access_log: must be a single value, not a list (test.yaml:5)");
+    }
+
+    @Test
+    void parse_adminListen_bound() throws Exception {
+        assertThat(parse(withKeys("admin:", "  listen: 127.0.0.1:9091") + SIM_MODEL).adminListen())
+                .isEqualTo(new HostAndPort("127.0.0.1", 9091));
+        assertThat(parse(withKeys("admin: {listen: '[::1]:0'}") + SIM_MODEL).adminListen())
+                .isEqualTo(new HostAndPort("::1", 0));
+        assertThat(parse(withKeys("admin: {}") + SIM_MODEL).adminListen()).isNull();
+        assertThat(parse(withKeys("admin:") + SIM_MODEL).adminListen()).isNull();
+    }
+
+    @Test
+    void parse_badAdmin_refused() {
+        assertError(withKeys("admin:", "  listen: localhost") + SIM_MODEL)
+                .hasMessage("admin.listen: expected host:port, e.g. 127.0.0.1:8080 (test.yaml:6)");
+        assertError(withKeys("admin:", "  lisen: 127.0.0.1:9091") + SIM_MODEL)
+                .hasMessage("admin.lisen: unknown field (did you mean listen?); allowed: listen (test.yaml:6)");
+        assertError(withKeys("admin: 127.0.0.1:9091") + SIM_MODEL)
+                .hasMessage("admin: must be a mapping of fields, not a string (test.yaml:5)");
+        assertError(withKeys("listen: 0.0.0.0:8080", "admin: {listen: '127.0.0.1:8080'}") + SIM_MODEL)
+                .hasMessage("admin.listen: port 8080 is already taken by listen (0.0.0.0:8080); give the admin"
+                        + " listener its own port (test.yaml:6)");
+    }
+
+    @Test
+    void parse_reload_bound() throws Exception {
+        assertThat(parse(withKeys("reload:", "  watch: false", "  interval_ms: 250") + SIM_MODEL).reload())
+                .isEqualTo(new ReloadConfig(false, 250));
+        assertThat(parse(withKeys("reload: {interval_ms: 60000}") + SIM_MODEL).reload())
+                .isEqualTo(new ReloadConfig(true, 60_000));
+        assertThat(parse(withKeys("reload: {watch: off}") + SIM_MODEL).reload())
+                .isEqualTo(new ReloadConfig(false, 1000));
+    }
+
+    @Test
+    void parse_badReload_refused() {
+        assertError(withKeys("reload:", "  interval_ms: 50") + SIM_MODEL)
+                .hasMessage("reload.interval_ms: must be between 100 and 60000 (test.yaml:6)");
+        assertError(withKeys("reload:", "  watch: sometimes") + SIM_MODEL)
+                .hasMessage("reload.watch: must be true or false (test.yaml:6)");
+        assertError(withKeys("reload:", "  interval: 500") + SIM_MODEL)
+                .hasMessage("reload.interval: unknown field (did you mean interval_ms?); allowed: watch, interval_ms"
+                        + " (test.yaml:6)");
+    }
+
+    @Test
+    void gatewayConfig_oldConstructor_takesTheDefaults() throws Exception {
+        GatewayConfig loaded = parse(yaml(KEYS) + SIM_MODEL);
+        GatewayConfig built = new GatewayConfig(loaded.listen(), loaded.maxBodyBytes(), loaded.keys(),
+                loaded.providers(), loaded.models());
+        assertThat(built).isEqualTo(loaded);
+        assertThat(built.withListeners(new HostAndPort("127.0.0.1", 1), new HostAndPort("127.0.0.1", 2)))
+                .satisfies(c -> {
+                    assertThat(c.listen()).hasToString("127.0.0.1:1");
+                    assertThat(c.adminListen()).hasToString("127.0.0.1:2");
+                    assertThat(c.keys()).isEqualTo(loaded.keys());
+                });
+    }
+
+    /** The WARNING lines ConfigLoader logs while {@code action} runs. */
+    private static List<String> captureWarnings(ThrowingRunnable action) throws Exception {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(ConfigLoader.class.getName());
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getLevel() == java.util.logging.Level.WARNING) {
+                    lines.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(capture);
+        try {
+            action.run();
+        } finally {
+            logger.removeHandler(capture);
+        }
+        return lines;
+    }
+
+    private interface ThrowingRunnable {
+        void run() throws Exception;
     }
 }

@@ -53,6 +53,46 @@ class ShippedConfigTest {
     }
 
     @Test
+    void defaultConfig_hasNoLimitsAndTheDefaultExtras() throws Exception {
+        GatewayConfig config = ConfigLoader.load(DEFAULT, Map.of("GATEWAY_KEY", "sk-from-env-123"), null);
+
+        assertThat(config.keys()).allSatisfy(k -> {
+            assertThat(k.limits()).isEqualTo(LimitsConfig.NONE);
+            assertThat(k.modelLimits()).isEmpty();
+            assertThat(k.rateLimitHeaders()).isTrue();
+        });
+        assertThat(config.models().values()).allSatisfy(m -> assertThat(m.limits()).isEqualTo(LimitsConfig.NONE));
+        assertThat(config.accessLog()).isEqualTo(GatewayConfig.ACCESS_LOG_STDOUT);
+        assertThat(config.adminListen()).isNull();
+        assertThat(config.reload()).isEqualTo(ReloadConfig.DEFAULT);
+    }
+
+    @Test
+    void limitsExample_withFakeEnv_bindsKeyKeyModelAndModelLimits() throws Exception {
+        GatewayConfig config = ConfigLoader.load(CONF.resolve("examples/limits.yaml"),
+                Map.of("TEAM_KEY", "sk-fake-team", "LOADTEST_KEY", "sk-fake-loadtest"), null);
+
+        KeyConfig team = config.findKey(KeyConfig.sha256("sk-fake-team"));
+        assertThat(team.limits()).isEqualTo(new LimitsConfig(600, 200_000, 20, 5_000_000));
+        assertThat(team.limitsFor("sim-embed")).isEqualTo(LimitsConfig.NONE);
+        assertThat(team.limitsFor("sim-chat")).isEqualTo(new LimitsConfig(120, 50_000, 0, 0));
+        assertThat(team.rateLimitHeaders()).isTrue();
+        KeyConfig loadtest = config.findKey(KeyConfig.sha256("sk-fake-loadtest"));
+        assertThat(loadtest.limits()).isEqualTo(new LimitsConfig(0, 0, 500, 0));
+        assertThat(loadtest.rateLimitHeaders()).isFalse();
+        assertThat(config.keys()).extracting(KeyConfig::name).containsExactly("team", "loadtest", "nightly-batch");
+        assertThat(config.model("sim-chat").limits()).isEqualTo(new LimitsConfig(3000, 0, 64, 0));
+        assertThat(config.model("sim-embed").limits()).isEqualTo(LimitsConfig.NONE);
+    }
+
+    @Test
+    void limitsExample_withoutOptionalKey_skipsIt() throws Exception {
+        GatewayConfig config = ConfigLoader.load(CONF.resolve("examples/limits.yaml"),
+                Map.of("TEAM_KEY", "sk-fake-team"), null);
+        assertThat(config.keys()).extracting(KeyConfig::name).containsExactly("team", "nightly-batch");
+    }
+
+    @Test
     void defaultConfig_nonLoopbackOverrideWithoutGatewayKey_refused() {
         assertThatThrownBy(() -> ConfigLoader.load(DEFAULT, Map.of(), "0.0.0.0:8080"))
                 .isInstanceOf(ConfigException.class)
