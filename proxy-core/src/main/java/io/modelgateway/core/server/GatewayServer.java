@@ -8,7 +8,12 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.modelgateway.core.limit.RateLimiter;
+import io.modelgateway.core.observe.AccessLog;
+import io.modelgateway.core.observe.AdminServer;
+import io.modelgateway.core.observe.CompositeObserver;
 import io.modelgateway.core.observe.ExchangeObserver;
+import io.modelgateway.core.observe.GatewayMetrics;
+import io.modelgateway.core.observe.MetricsResponder;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -24,12 +29,20 @@ public final class GatewayServer implements AutoCloseable {
     private final Channel serverChannel;
     private final GatewayContext context;
     private final UpstreamPools pools;
+    private final GatewayMetrics metrics;
+    private final AccessLog accessLog;
+    /** Null when no admin listener is configured (then /metrics is on the API listener). */
+    private final AdminServer admin;
 
-    private GatewayServer(EventLoopGroup group, Channel serverChannel, GatewayContext context, UpstreamPools pools) {
+    private GatewayServer(EventLoopGroup group, Channel serverChannel, GatewayContext context, UpstreamPools pools,
+            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin) {
         this.group = group;
         this.serverChannel = serverChannel;
         this.context = context;
         this.pools = pools;
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+        this.admin = admin;
     }
 
     /** Binds {@code config.listen()} (port 0 picks a free port) and returns once listening. */
@@ -50,9 +63,17 @@ public final class GatewayServer implements AutoCloseable {
             throws InterruptedException {
         EventLoopGroup group = Transport.newGroup(threads, "gateway");
         UpstreamPools pools = new UpstreamPools();
+        GatewayMetrics metrics = new GatewayMetrics(pools::openConnections);
+        // access_log and admin.listen are read once: changing them needs a restart (a reload keeps them)
+        AccessLog accessLog = AccessLog.open(config.accessLog());
+        metrics.accessLogDrops(accessLog::dropped);
         GatewayContext context = new GatewayContext(config, pools, new RateLimiter(),
-                observer == null ? ExchangeObserver.NOOP : observer);
+                CompositeObserver.of(metrics, accessLog, observer));
+        AdminServer admin = null;
         try {
+            if (config.adminListen() != null) {
+                admin = new AdminServer(config.adminListen(), metrics, context::ready).start();
+            }
             ServerBootstrap b = new ServerBootstrap()
                     .group(group)
                     .channel(Transport.serverChannel())
@@ -61,14 +82,20 @@ public final class GatewayServer implements AutoCloseable {
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
-                    .childHandler(new GatewayChannelInitializer(context));
+                    .childHandler(new GatewayChannelInitializer(context,
+                            admin == null ? new MetricsResponder(metrics) : null));
             Channel ch = b.bind(config.listen().host(), config.listen().port()).sync().channel();
-            GatewayServer server = new GatewayServer(group, ch, context, pools);
-            LOG.info("gateway listening on http://" + server.hostPort() + " (" + Transport.name() + ")");
+            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin);
+            LOG.info("gateway listening on http://" + server.hostPort() + " (" + Transport.name() + ")"
+                    + (admin == null ? "" : "; admin on port " + admin.port()));
             return server;
         } catch (InterruptedException | RuntimeException e) {
+            if (admin != null) {
+                admin.close();
+            }
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             pools.close();
+            accessLog.close();
             throw e;
         }
     }
@@ -87,11 +114,24 @@ public final class GatewayServer implements AutoCloseable {
         return context;
     }
 
+    public GatewayMetrics metrics() {
+        return metrics;
+    }
+
+    /** The admin listener's port; -1 when there is none. */
+    public int adminPort() {
+        return admin == null ? -1 : admin.port();
+    }
+
     @Override
     public void close() {
         context.ready(false);
         serverChannel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         pools.close();
+        if (admin != null) {
+            admin.close();
+        }
+        accessLog.close(); // after the loops stopped: every exchange's line is queued by now
     }
 }

@@ -31,6 +31,9 @@ public final class TestGateway implements AutoCloseable {
     /** As {@link #start(String)}, with an observer that sees every exchange's record (e.g. {@link RecordingObserver}). */
     public static TestGateway start(String yaml, io.modelgateway.core.observe.ExchangeObserver observer)
             throws Exception {
+        if (!yaml.contains("access_log:")) {
+            yaml = "access_log: off\n" + yaml; // tests read records, not stdout; AccessLog has its own tests
+        }
         GatewayConfig config = ConfigLoader.parse(yaml, "test.yaml", Map.of("GATEWAY_KEY", KEY), "127.0.0.1:0");
         return new TestGateway(GatewayServer.start(config, 1, observer));
     }
