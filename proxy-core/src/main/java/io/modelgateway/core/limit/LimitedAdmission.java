@@ -89,7 +89,7 @@ final class LimitedAdmission extends Admission {
         this.retryAfterMillis = Math.max(1, retryAfterMillis);
         this.refusedLimit = refusedLimit;
         this.shouldRetry = shouldRetry;
-        release(0, true, admitNanos);
+        release(0, true);
         holds = null;
     }
 
@@ -141,20 +141,29 @@ final class LimitedAdmission extends Admission {
             return; // settled before, or a refusal (which gave everything back when it was made)
         }
         settled = true;
-        release(Math.max(0, actualTokens), false, limiter.nanoTime());
+        release(Math.max(0, actualTokens), false);
     }
 
     /**
      * Frees slots and corrects token reservations to {@code actualTokens}; {@code refund} also gives back the
-     * request taken from each requests bucket (a refused request does not count).
+     * request taken from each requests bucket (a refused request does not count). Reads the clock only when
+     * usage exceeded a reservation: giving back needs no time, and it is the common case, since estimates
+     * include the whole output allowance.
      */
-    private void release(long actualTokens, boolean refund, long now) {
+    private void release(long actualTokens, boolean refund) {
+        long now = 0;
+        boolean haveNow = false;
         for (Hold h = holds; h != null; h = h.next) {
             if (refund && h.requestsCapacity > 0) {
-                h.state.requests.adjust(-1, h.requestsCapacity, now);
+                h.state.requests.giveBack(1);
             }
             if (h.tokensCapacity > 0) {
-                h.state.tokens.adjust(actualTokens - h.tokensReserved, h.tokensCapacity, now);
+                long delta = actualTokens - h.tokensReserved;
+                if (delta > 0 && !haveNow) {
+                    now = limiter.nanoTime();
+                    haveNow = true;
+                }
+                h.state.tokens.add(delta, h.tokensCapacity, now);
             }
             if (h.slotHeld) {
                 h.inFlight.decrementAndGet();

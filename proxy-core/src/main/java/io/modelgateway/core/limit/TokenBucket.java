@@ -50,11 +50,28 @@ final class TokenBucket {
     Level take(long cost, long capacity, long now) {
         for (;;) {
             Level cur = level;
-            Level base = refill(cur, capacity, now);
-            if (base.used > capacity - cost) {
+            // The refill is worked out in locals rather than through refill(): one Level per attempt instead of
+            // two, since escape analysis does not remove an object that may also be the shared one.
+            long used = cur.used;
+            long at = now;
+            if (used != 0) {
+                long elapsed = now - cur.atNanos;
+                if (elapsed <= 0) {
+                    at = cur.atNanos;
+                } else {
+                    long refilled = refilled(elapsed, capacity);
+                    if (refilled >= used) {
+                        used = 0;
+                    } else {
+                        used -= refilled;
+                        at = refilledAt(cur.atNanos, refilled, capacity, now);
+                    }
+                }
+            }
+            if (used > capacity - cost) {
                 return null;
             }
-            Level next = new Level(base.used + cost, base.atNanos);
+            Level next = new Level(used + cost, at);
             if (LEVEL.compareAndSet(this, cur, next)) {
                 return next;
             }
@@ -62,25 +79,43 @@ final class TokenBucket {
     }
 
     /**
-     * Adds {@code delta} (negative to give back) to what is in use, never going below 0. Refills up to
-     * {@code now} first, so that debt added now is not paid off by time that passed before it existed.
+     * Adds {@code delta} to what is in use, never going below 0. Debt added now (delta > 0) is added after
+     * refilling up to {@code now}, so that time that passed before it existed does not pay it off.
      */
-    void adjust(long delta, long capacity, long now) {
+    void add(long delta, long capacity, long now) {
+        if (delta < 0) {
+            giveBack(-delta);
+            return;
+        }
         if (delta == 0) {
             return;
         }
         for (;;) {
             Level cur = level;
             Level base = refill(cur, capacity, now);
-            long used = saturatedAdd(base.used, delta);
-            Level next = used <= 0 ? FULL : new Level(used, base.atNanos);
+            Level next = new Level(saturatedAdd(base.used, delta), base.atNanos);
             if (LEVEL.compareAndSet(this, cur, next)) {
                 return;
             }
         }
     }
 
-    /** The level refilled up to {@code now}, changing nothing: for refusals (how long to wait) and tests. */
+    /**
+     * Gives back {@code amount} (> 0) without reading the clock: subtracting commutes with refilling (both only
+     * lower the level, clamped at 0), so the refill can wait for the next {@link #take}.
+     */
+    void giveBack(long amount) {
+        for (;;) {
+            Level cur = level;
+            long used = cur.used - amount;
+            Level next = used <= 0 ? FULL : new Level(used, cur.atNanos);
+            if (cur.used == 0 || LEVEL.compareAndSet(this, cur, next)) {
+                return;
+            }
+        }
+    }
+
+    /** The level refilled up to {@code now}, changing nothing: what a refusal reports and waits out. */
     Level peek(long capacity, long now) {
         return refill(level, capacity, now);
     }
@@ -101,11 +136,16 @@ final class TokenBucket {
         if (refilled == 0) {
             return cur;
         }
-        // Advance only by the time those whole tokens took: the fraction of the next token carries over, or
-        // callers polling faster than one token's time would never see a refill.
-        long at = refilled <= Long.MAX_VALUE / WINDOW_NANOS
-                ? cur.atNanos + nanosToRefill(refilled, capacity, false) : now;
-        return new Level(cur.used - refilled, at);
+        return new Level(cur.used - refilled, refilledAt(cur.atNanos, refilled, capacity, now));
+    }
+
+    /**
+     * The instant a level last exact at {@code at} is exact again after {@code refilled} whole tokens: advanced
+     * only by the time those tokens took, so the fraction of the next one carries over. Otherwise callers
+     * polling faster than one token's time would never see a refill.
+     */
+    private static long refilledAt(long at, long refilled, long capacity, long now) {
+        return refilled <= Long.MAX_VALUE / WINDOW_NANOS ? at + nanosToRefill(refilled, capacity, false) : now;
     }
 
     /** Nanoseconds from {@code level} until the bucket is full again (0 when it is). */
