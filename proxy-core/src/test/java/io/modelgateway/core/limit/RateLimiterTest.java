@@ -171,6 +171,32 @@ class RateLimiterTest {
     }
 
     @Test
+    void settle_debtAfterLongExchange_isNotPaidOffByTimeBeforeIt() {
+        KeyConfig k = key("team-a", tpm(1000));
+        Admission longStream = limiter.admit(k, chat, 100);
+
+        clock.advanceMillis(120_000); // two minutes of refill while the exchange ran
+        longStream.settle(1100);
+        Admission next = limiter.admit(k, chat, 1);
+
+        // The 1000 tokens over the reservation were used by now, so they are owed from now: 1 more fits in 60 ms.
+        assertThat(next.admitted()).isFalse();
+        assertThat(next.retryAfterMillis()).isEqualTo(60);
+    }
+
+    @Test
+    void settle_belowEstimateAfterPartialRefill_neverGoesBelowEmpty() {
+        KeyConfig k = key("team-a", tpm(1000));
+        Admission a = limiter.admit(k, chat, 800);
+
+        clock.advanceMillis(30_000); // 500 refilled: 300 of the reservation still in use
+        a.settle(100);
+
+        assertThat(limiter.admit(k, chat, 1000).admitted()).isTrue();
+        assertThat(limiter.admit(k, chat, 1).admitted()).isFalse();
+    }
+
+    @Test
     void admit_concurrencyLimitReached_refusesUntilSettleFreesASlot() {
         KeyConfig k = key("team-a", concurrent(2));
         Admission first = limiter.admit(k, chat, 1);
