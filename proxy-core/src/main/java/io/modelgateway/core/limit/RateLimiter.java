@@ -124,7 +124,7 @@ public final class RateLimiter {
             if (l == null) {
                 TokenBucket.Level seen = state.requests.peek(rpm, now);
                 a.reportRequests(rpm, rpm - seen.used(), now + TokenBucket.nanosUntilFull(seen, rpm, now));
-                long wait = millis(TokenBucket.nanosUntilRoom(seen, 1, rpm, now));
+                long wait = Math.max(1, millis(TokenBucket.nanosUntilRoom(seen, 1, rpm, now)));
                 a.refuse(GatewayError.of(ErrorKind.RATE_LIMIT, "Rate limit reached for requests per minute on "
                         + scope.describe() + ". Please try again in " + RateLimitHeaders.goDuration(wait) + "."),
                         wait, REQUESTS_PER_MINUTE, true);
@@ -142,7 +142,7 @@ public final class RateLimiter {
             if (l == null) {
                 TokenBucket.Level seen = state.tokens.peek(tpm, now);
                 a.reportTokens(tpm, tpm - seen.used(), now + TokenBucket.nanosUntilFull(seen, tpm, now));
-                long wait = millis(TokenBucket.nanosUntilRoom(seen, reserve, tpm, now));
+                long wait = Math.max(1, millis(TokenBucket.nanosUntilRoom(seen, reserve, tpm, now)));
                 a.refuse(GatewayError.of(ErrorKind.RATE_LIMIT_TOKENS, "Rate limit reached for tokens per minute on "
                         + scope.describe() + " (limit " + tpm + ", used " + seen.used() + ", requested " + reserve
                         + "). Please try again in " + RateLimitHeaders.goDuration(wait) + "."),
@@ -189,7 +189,10 @@ public final class RateLimiter {
         return true;
     }
 
-    /** Nanoseconds to whole milliseconds, rounded up so that a client waiting that long finds room. */
+    /**
+     * Nanoseconds to whole milliseconds, rounded up so that a client waiting that long finds room. Callers keep
+     * at least 1: a slot freed by another loop between the refusal and this arithmetic must not read "0s".
+     */
     private static long millis(long nanos) {
         return RateLimitHeaders.ceilDiv(nanos, 1_000_000);
     }
