@@ -15,7 +15,14 @@ public enum ErrorKind {
     REQUEST_TIMEOUT(408, 408, "invalid_request_error", "invalid_request_error", "request_timeout"),
     REQUEST_TOO_LARGE(413, 413, "invalid_request_error", "request_too_large", "request_too_large"),
     HEADERS_TOO_LARGE(431, 431, "invalid_request_error", "invalid_request_error", "headers_too_large"),
+    /** A requests limit (per minute, or in flight) of the gateway or an upstream: OpenAI type {@code requests}. */
     RATE_LIMIT(429, 429, "requests", "rate_limit_error", "rate_limit_exceeded"),
+    /**
+     * A token limit of the gateway (per minute, or per day): the same 429 and Anthropic type, but OpenAI type
+     * {@code tokens}, which is how OpenAI tells callers that a smaller request might pass where more requests
+     * would not (API-CONTRACT 7.3).
+     */
+    RATE_LIMIT_TOKENS(429, 429, "tokens", "rate_limit_error", "rate_limit_exceeded"),
     INTERNAL(500, 500, "server_error", "api_error", null),
     UPSTREAM_ERROR(502, 502, "server_error", "api_error", "upstream_error"),
     /** No upstream available or upstream overloaded: 503 for OpenAI-style callers, 529 for Anthropic-style (GD-8). */

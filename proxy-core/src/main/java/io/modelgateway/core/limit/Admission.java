@@ -6,14 +6,18 @@ import io.netty.handler.codec.http.HttpHeaders;
 
 /**
  * The outcome of {@link RateLimiter#admit}: a refusal (answer 429 with {@link #error()} and the headers of
- * {@link #addHeaders}), or a reservation that the exchange settles exactly once when it ends. SKELETON.
+ * {@link #addHeaders}), or a reservation that the exchange settles exactly once when it ends.
  *
  * <p>Confined to the event loop of its exchange (settle is called there); the shared state it updates is
- * lock-free.
+ * lock-free. Only this package makes admissions, so callers can rely on {@link #UNLIMITED} being the one
+ * admission that holds nothing.
  */
 public abstract class Admission {
-    /** No limit applies: admitted, adds no header, settles nothing. */
-    public static final Admission UNLIMITED = null; // to be written
+    /** No limit applies: admitted, adds no header, settles nothing. Shared, so the unlimited path allocates nothing. */
+    public static final Admission UNLIMITED = new Unlimited();
+
+    Admission() {
+    }
 
     public abstract boolean admitted();
 
@@ -38,4 +42,40 @@ public abstract class Admission {
      * reservations are corrected by the difference and concurrency slots freed. Only the first call counts.
      */
     public abstract void settle(long actualTokens);
+
+    /** Stateless, hence one shared instance for every thread. */
+    private static final class Unlimited extends Admission {
+        @Override
+        public boolean admitted() {
+            return true;
+        }
+
+        @Override
+        public GatewayError error() {
+            return null;
+        }
+
+        @Override
+        public long retryAfterMillis() {
+            return 0;
+        }
+
+        @Override
+        public String refusedLimit() {
+            return null;
+        }
+
+        @Override
+        public void addHeaders(HttpHeaders headers, ApiStyle style) {
+        }
+
+        @Override
+        public void settle(long actualTokens) {
+        }
+
+        @Override
+        public String toString() {
+            return "Admission.UNLIMITED";
+        }
+    }
 }
