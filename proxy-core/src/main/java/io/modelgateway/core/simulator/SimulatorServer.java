@@ -190,10 +190,22 @@ public final class SimulatorServer implements AutoCloseable {
             System.exit(1);
             return;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "simulator-shutdown"));
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "simulator-shutdown"));
         String host = options.host().indexOf(':') >= 0 ? "[" + options.host() + "]" : options.host();
         System.out.println("simulator listening on http://" + host + ":" + server.port());
-        // The event loop threads are not daemons: the JVM lives until the shutdown hook closes them.
+        // The event loops run daemon threads (Transport.newGroup), so the main thread holds the JVM up until
+        // SIGTERM or Ctrl-C runs the shutdown hook.
+        while (stopped.getCount() > 0) {
+            try {
+                stopped.await();
+            } catch (InterruptedException e) {
+                // keep serving: only the shutdown hook ends the process
+            }
+        }
     }
 
     private static void usage(PrintStream out) {
