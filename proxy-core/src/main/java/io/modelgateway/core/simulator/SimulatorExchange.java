@@ -46,7 +46,7 @@ public final class SimulatorExchange implements Exchange {
     /** The answer's usage (read from its bytes before delivery), and whether it is the final count. */
     private UsageCounts usage;
     private boolean usageComplete;
-    /** Stream events before the first that carries content-free bookkeeping only; for estimates on a cut. */
+    /** For each stream event delivered, whether it carried content (not usage): what a cut stream is estimated by. */
     private List<Boolean> contentEvent;
     private boolean done;
 
