@@ -41,8 +41,9 @@ import java.util.regex.Pattern;
  * Terminal handler of the server pipeline. For each authenticated {@link GatewayRequest}: checks the
  * Anthropic version header (GD-2), peeks and validates the body, resolves the model (404), the key's
  * permission (403) and the endpoint/model kind (400), picks a deployment, and starts the exchange with its
- * provider. One exchange runs at a time per connection; a pipelined request waits (and reading pauses)
- * until the previous response is complete. The request is released when its exchange ends.
+ * provider. One exchange runs at a time per connection: the {@code PipeliningGate} in front passes pipelined
+ * requests one by one (and pauses reading); a request arriving while one is active anyway waits here. The request
+ * is released when its exchange ends.
  */
 public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private static final Pattern VERSION_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
@@ -72,8 +73,7 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (active != null) {
-            waiting.add(request);
-            ctx.channel().config().setAutoRead(false);
+            waiting.add(request); // only without the pipelining gate in front (it passes one request at a time)
             return;
         }
         begin(request);
@@ -275,11 +275,9 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         GatewayRequest queued = waiting.poll();
-        if (queued == null) {
-            ctx.channel().config().setAutoRead(true);
-            return;
+        if (queued != null) {
+            begin(queued);
         }
-        begin(queued);
     }
 
     @Override

@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
  *   response-observer status, bytes and timings of each answer written, onto its exchange record
  *   body-aggregator   whole request body, up to max_body_bytes (413 otherwise)
+ *   pipelining-gate   one request at a time: pipelined ones wait until the answer ahead is complete
  *   metrics           GET /metrics (only when no admin listener serves it)
  *   request-router    health/ready, 404/405, FullHttpRequest → GatewayRequest
  *   key-authenticator gateway key → 401, or the key attached
@@ -59,6 +60,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<SocketCh
                 .setMaxChunkSize(65536)));
         p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
+        p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());
     }
 
     private void addRequestHandlers(ChannelPipeline p) {
