@@ -50,13 +50,15 @@ public final class ConfigLoader {
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 
     private static final List<String> TOP_FIELDS = List.of("listen", "max_body_bytes", "development_key", "keys",
-            "providers", "models", "access_log", "admin", "reload");
+            "providers", "models", "access_log", "admin", "reload", "server");
     private static final List<String> KEY_FIELDS =
             List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers");
     private static final List<String> LIMIT_FIELDS =
             List.of("requests_per_minute", "tokens_per_minute", "concurrent_requests", "daily_tokens");
     private static final List<String> ADMIN_FIELDS = List.of("listen");
     private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
+    private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
+            "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms");
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details");
     private static final List<String> SIMULATOR_FIELDS =
@@ -152,10 +154,12 @@ public final class ConfigLoader {
         String accessLog = accessLog(top);
         HostAndPort adminListen = adminListen(top, listen);
         ReloadConfig reload = reload(top);
+        ServerConfig server = server(top);
         Map<String, ProviderConfig> providers = providers(top);
         Map<String, ModelConfig> models = models(top, providers);
         List<KeyConfig> keys = keys(top, listen, models);
-        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload);
+        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
+                server);
     }
 
     // ---- listen
@@ -275,6 +279,21 @@ public final class ConfigLoader {
         int intervalMs = (int) r.integer("interval_ms", ReloadConfig.DEFAULT.intervalMs(),
                 ReloadConfig.MIN_INTERVAL_MS, ReloadConfig.MAX_INTERVAL_MS);
         return new ReloadConfig(watch, intervalMs);
+    }
+
+    private ServerConfig server(Section top) throws ConfigException {
+        Section s = top.section("server");
+        if (s == null) {
+            return ServerConfig.DEFAULT;
+        }
+        s.allowOnly(SERVER_FIELDS);
+        ServerConfig d = ServerConfig.DEFAULT;
+        return new ServerConfig(
+                (int) s.integer("max_connections", d.maxConnections(), 0, 1_000_000),
+                (int) s.integer("max_concurrent_requests", d.maxConcurrentExchanges(), 0, 1_000_000),
+                s.integer("request_timeout_ms", d.requestTimeoutMs(), 100, 3_600_000),
+                s.integer("idle_timeout_ms", d.idleTimeoutMs(), 100, 86_400_000),
+                s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000));
     }
 
     // ---- limits

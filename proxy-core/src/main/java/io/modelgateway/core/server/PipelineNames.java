@@ -2,7 +2,9 @@ package io.modelgateway.core.server;
 
 /** Every handler's name in the server pipeline, in pipeline order. */
 public final class PipelineNames {
+    public static final String REQUEST_TIMEOUTS = "request-timeouts";
     public static final String HTTP_CODEC = "http-codec";
+    public static final String STREAM_GUARD = "stream-guard";
     public static final String RESPONSE_OBSERVER = "response-observer";
     public static final String BODY_AGGREGATOR = "body-aggregator";
     public static final String PIPELINING_GATE = "pipelining-gate";
