@@ -10,7 +10,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInitializer;
 import java.nio.charset.StandardCharsets;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 
@@ -32,7 +32,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
  * Keep-alive is decided per request: whoever writes a response to a request that asked for
  * {@code Connection: close} (or HTTP/1.0 without keep-alive) closes the connection after it.
  */
-public final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> {
+public final class GatewayChannelInitializer extends ChannelInitializer<Channel> {
     static final int MAX_INITIAL_LINE = 8192;
     static final int MAX_HEADER_SIZE = 16384;
 
@@ -52,7 +52,12 @@ public final class GatewayChannelInitializer extends ChannelInitializer<SocketCh
     }
 
     @Override
-    protected void initChannel(SocketChannel ch) {
+    protected void initChannel(Channel ch) {
+        init(ch);
+    }
+
+    /** Builds the pipeline of one client connection (public so tests can build it on an EmbeddedChannel). */
+    public void init(Channel ch) {
         ServerConfig server = gateway.config().server();
         if (server.maxConnections() > 0 && gateway.connections().size() >= server.maxConnections()) {
             refuse(ch);
@@ -68,7 +73,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<SocketCh
      * Past the connection cap: a 503 before the request is even read (a client reads it as the answer to what it
      * sends), then a lingering close so the kernel does not reset it away.
      */
-    private static void refuse(SocketChannel ch) {
+    private static void refuse(Channel ch) {
         byte[] body = ("{\"error\":{\"message\":\"The gateway is at its connection limit; retry shortly.\","
                 + "\"type\":\"server_error\",\"param\":null,\"code\":\"overloaded\"}}").getBytes(StandardCharsets.US_ASCII);
         String head = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: "
