@@ -6,6 +6,7 @@ import io.modelgateway.core.limit.RateLimiter;
 import io.modelgateway.core.observe.ExchangeObserver;
 import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.route.Routing;
 import io.modelgateway.core.simulator.SimulatorEngine;
 import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.upstream.UpstreamPools;
@@ -25,6 +26,8 @@ public final class GatewayContext {
     private final Map<SimulatorSettings, SimulatorEngine> simulators = new ConcurrentHashMap<>();
     private final RateLimiter limiter;
     private final ExchangeObserver observer;
+    /** Deployment health (cool-down, in-flight counts) and the routes of the current config; outlives reloads. */
+    private final Routing routing = new Routing();
     private volatile boolean ready = true;
 
     public GatewayContext(GatewayConfig config, UpstreamPools pools) {
@@ -41,6 +44,10 @@ public final class GatewayContext {
     /** The limits of every key and model; its state outlives config reloads. */
     public RateLimiter limiter() {
         return limiter;
+    }
+
+    public Routing routing() {
+        return routing;
     }
 
     public ExchangeObserver observer() {
