@@ -416,6 +416,28 @@ class RetryAndFallbackEndToEndTest {
     }
 
     @Test
+    void streamLostAfterItsHeadButBeforeItsFirstEvent_isRetried_andTheCallerSeesOneWholeStream() throws Exception {
+        String[] events = {"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n",
+                "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n", "data: [DONE]\n\n"};
+        AtomicInteger n = new AtomicInteger();
+        RecordingObserver seen = new RecordingObserver();
+        try (ScriptedUpstream up = new ScriptedUpstream(req -> n.getAndIncrement() == 0
+                ? Script.sse(0, events).cutAfter(0) // a 200 head, then the connection dies: nothing to relay yet
+                : Script.sse(0, events));
+                TestGateway g = TestGateway.start(scriptedConfig(up), seen)) {
+            HttpResponse<String> r = g.call(CHAT, body(CHAT, "m", true));
+
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo(String.join("", events));
+            assertThat(up.received).hasSize(2);
+            ExchangeRecord rec = seen.next();
+            assertThat(rec.attempts()).isEqualTo(2);
+            assertThat(rec.outcome()).isEqualTo(Outcome.DONE);
+            assertThat(g.call(CHAT, body(CHAT, "m", true)).body()).isEqualTo(String.join("", events));
+        }
+    }
+
+    @Test
     void upstream429_retryAfterLongerThanTheCap_isRelayedAtOnce() throws Exception {
         try (ScriptedUpstream up = new ScriptedUpstream(req -> new Script(429,
                 Map.of("content-type", "application/json", "retry-after", "30"), List.of(RATE_LIMITED.getBytes()), 0, -1));

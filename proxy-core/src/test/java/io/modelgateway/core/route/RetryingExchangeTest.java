@@ -160,11 +160,13 @@ class RetryingExchangeTest {
         assertThat(context.routing().table(context.config())).isSameAs(context.routing().table(context.config()));
         assertThat(context.routing().table(context.config()).route("good").singleAttempt())
                 .as("default retries: max 2").isFalse();
+        DeploymentHealth busy = context.routing().table(context.config()).route("busy").health(0);
         context.swap(ConfigLoader.parse(YAML.replace("good: {deployments", "good: {retries: {max: 0}, deployments"),
                 "test.yaml", Map.of("GATEWAY_KEY", TestGateway.KEY), "127.0.0.1:0"));
         RoutingTable table = context.routing().table(context.config());
         assertThat(table.route("good").singleAttempt()).isTrue();
         assertThat(table.route("delayed").singleAttempt()).as("it has a fallback").isFalse();
+        assertThat(table.route("busy").health(0)).as("health outlives a reload").isSameAs(busy);
 
         GatewayRequest req = chat("good");
         ch.writeInbound(req);
