@@ -6,6 +6,7 @@ import io.modelgateway.core.config.ModelConfig;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentMap;
 
 /**
@@ -29,7 +30,8 @@ public final class RoutingTable {
         }
         for (ModelRoute route : routes.values()) {
             List<String> names = route.model().routing().fallbacks();
-            route.fallbacks(names.stream().map(routes::get).toArray(ModelRoute[]::new));
+            // The loader checked the names; a hand-built config naming an unknown model just loses that fallback.
+            route.fallbacks(names.stream().map(routes::get).filter(Objects::nonNull).toArray(ModelRoute[]::new));
         }
         this.routes = routes;
     }
