@@ -24,6 +24,7 @@ import java.util.Set;
  *                         {@code max_tokens} (older OpenAI-compatible servers)
  * @param reasoningDetails openai type: the upstream accepts {@code reasoning_details} on assistant messages
  *                         (OpenRouter-like), so translated thinking blocks are sent back to it
+ * @param cooldown         when this provider's deployments are taken out of rotation after failures
  */
 public record ProviderConfig(
         String name,
@@ -35,7 +36,8 @@ public record ProviderConfig(
         int connectTimeoutMs,
         SimulatorSettings simulator,
         String maxTokensField,
-        boolean reasoningDetails) {
+        boolean reasoningDetails,
+        CooldownConfig cooldown) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
@@ -46,6 +48,14 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade");
+
+    /** Without a cool-down setting: {@link CooldownConfig#DEFAULT}. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, CooldownConfig.DEFAULT);
+    }
 
     public ProviderConfig {
         Objects.requireNonNull(name, "name");
@@ -59,6 +69,7 @@ public record ProviderConfig(
             throw new IllegalArgumentException("connectTimeoutMs must be >= 1");
         }
         simulator = simulator == null ? SimulatorSettings.DEFAULT : simulator;
+        cooldown = cooldown == null ? CooldownConfig.DEFAULT : cooldown;
     }
 
     /**
@@ -87,6 +98,7 @@ public record ProviderConfig(
                 + ", headers=" + headers.keySet()
                 + ", forwardHeaders=" + forwardHeaders
                 + ", connectTimeoutMs=" + connectTimeoutMs
-                + ", simulator=" + simulator + "]";
+                + ", simulator=" + simulator
+                + ", cooldown=" + cooldown + "]";
     }
 }

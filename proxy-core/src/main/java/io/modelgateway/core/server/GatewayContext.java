@@ -6,6 +6,7 @@ import io.modelgateway.core.limit.RateLimiter;
 import io.modelgateway.core.observe.ExchangeObserver;
 import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.route.Routing;
 import io.modelgateway.core.simulator.SimulatorEngine;
 import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.upstream.UpstreamPools;
@@ -33,6 +34,8 @@ public final class GatewayContext {
     /** API requests in progress across all connections (the cap of server.max_concurrent_requests). */
     private final AtomicInteger exchanges = new AtomicInteger();
     private final ExchangeObserver observer;
+    /** Deployment health (cool-down, in-flight counts) and the routes of the current config; outlives reloads. */
+    private final Routing routing = new Routing();
     private volatile boolean ready = true;
 
     public GatewayContext(GatewayConfig config, UpstreamPools pools) {
@@ -49,6 +52,10 @@ public final class GatewayContext {
     /** The limits of every key and model; its state outlives config reloads. */
     public RateLimiter limiter() {
         return limiter;
+    }
+
+    public Routing routing() {
+        return routing;
     }
 
     public ExchangeObserver observer() {

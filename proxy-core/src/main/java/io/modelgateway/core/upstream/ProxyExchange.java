@@ -61,6 +61,11 @@ import java.util.logging.Logger;
  *
  * <p>Ownership: the exchange owns {@link #upstreamBody} until it finishes; every upstream message handed to
  * {@link #onUpstreamMessage} is written to the client or released there.
+ *
+ * <p>One exchange is one attempt at one upstream. A failure before anything was written to the client (connect
+ * failure or timeout, the connection lost, an error status) is first offered to the {@link AttemptHook}; when the
+ * hook takes it over, the exchange ends silently: it releases its buffers, drains an error body so its connection
+ * can go back to the pool (or closes the connection), and never calls {@code onDone}.
  */
 public final class ProxyExchange implements Exchange, UpstreamListener {
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
@@ -85,6 +90,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private final ProviderConfig provider;
     private final UpstreamPools pools;
     private final Consumer<Outcome> onDone;
+    private final AttemptHook hook;
     /** Null for a same-style pass-through; else translates the answer into the caller's style. */
     private final ResponseTranslator translator;
     /** The gateway asked for the usage chunk the caller did not ask for: account from it, never forward it. */
@@ -107,6 +113,13 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     /** The request was written to an upstream (so a cancel before its answer may still have cost input tokens). */
     private boolean upstreamAsked;
     private boolean done;
+    /** A failure was offered to the hook (and declined): never offer this attempt's failure twice. */
+    private boolean reported;
+    /**
+     * The hook took over an error answer: the exchange is done, but still reads the error body to its end so the
+     * connection can be pooled again (auto-read on, nobody else listening), or drops it if the upstream closes.
+     */
+    private boolean draining;
 
     /**
      * @param upstreamBody the body to send (the exchange takes ownership)
@@ -118,6 +131,14 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
             UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, boolean withholdUsageChunk,
             Consumer<Outcome> onDone) {
+        this(ctx, request, provider, pools, upstreamBody, translator, withholdUsageChunk, AttemptHook.NONE, onDone);
+    }
+
+    /** As above, offering failures before the answer began to {@code hook} first. */
+    public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
+            UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, boolean withholdUsageChunk,
+            AttemptHook hook, Consumer<Outcome> onDone) {
+        this.hook = hook;
         this.ctx = ctx;
         this.request = request;
         this.provider = provider;
@@ -149,6 +170,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             Throwable cause = f.cause();
             LOG.log(Level.FINE, "upstream connect failed", cause);
             boolean timeout = cause instanceof ConnectTimeoutException;
+            if (offer(timeout ? UpstreamFailure.CONNECT_TIMED_OUT : UpstreamFailure.CONNECT_FAILED)) {
+                return;
+            }
             failBeforeHead(timeout
                     ? new GatewayError(ErrorKind.UPSTREAM_TIMEOUT, "The upstream provider did not accept the "
                             + "connection in time.", null, null)
@@ -233,16 +257,16 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     @Override
     public void onUpstreamMessage(HttpObject msg) {
-        if (done) {
-            ReferenceCountUtil.release(msg);
-            return;
-        }
         try {
-            if (msg instanceof HttpResponse response) {
+            if (!done && msg instanceof HttpResponse response) {
                 onHead(response);
             }
             if (msg instanceof HttpContent content) {
-                onContent(content);
+                if (!done) {
+                    onContent(content);
+                } else if (draining && content instanceof LastHttpContent) {
+                    drained();
+                }
             }
         } finally {
             ReferenceCountUtil.release(msg);
@@ -258,6 +282,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (code == 100) {
             return;
         }
+        if (code >= 400 && offerAtHead(code, response.headers())) {
+            return;
+        }
         String contentType = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
         if (code == 401 || code == 403) {
             // Our provider credentials were refused: the caller's key is fine, so never a 401 to them (8.10).
@@ -266,6 +293,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             return;
         }
         boolean ok = code >= 200 && code < 300;
+        if (ok) {
+            hook.onAnswerStarted();
+        }
         if (ok && contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
             scanner = new SseEventScanner(ctx.alloc());
@@ -449,6 +479,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     @Override
     public void onUpstreamClosed(Throwable cause) {
         if (done) {
+            if (draining) {
+                draining = false; // the error body of a taken-over attempt was cut: the connection is gone
+                upstream = null;
+            }
             return;
         }
         if (cause != null) {
@@ -465,6 +499,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
         upstream = null;
         if (!headSent) {
+            if (offer(UpstreamFailure.LOST_BEFORE_ANSWER)) {
+                return;
+            }
             failBeforeHead(UpstreamFailures.LOST_BEFORE_ANSWER);
         } else if (mode == Mode.STREAM) {
             // GD-10: the style's error event and no terminator ([DONE] / message_stop). The HTTP response
@@ -485,6 +522,60 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         } else {
             ctx.close(); // a non-stream body cut short: closing is the only honest signal left
             finish(false, Outcome.UPSTREAM_ERROR);
+        }
+    }
+
+    /**
+     * Offers a failure to the hook (once per attempt). When the hook takes over, the exchange ends here without an
+     * answer: buffers released, the connection (if any) closed.
+     */
+    private boolean offer(UpstreamFailure failure) {
+        if (reported) {
+            return false;
+        }
+        reported = true;
+        if (!hook.onFailureBeforeHead(failure)) {
+            return false;
+        }
+        abandon();
+        return true;
+    }
+
+    /**
+     * An error head offered to the hook. Taken over, its body is read to the end and dropped, so a keep-alive
+     * connection goes back to the pool rather than being closed for one small error body.
+     */
+    private boolean offerAtHead(int code, HttpHeaders headers) {
+        reported = true;
+        if (!hook.onFailureBeforeHead(UpstreamFailure.status(code, UpstreamFailure.retryAfterMillis(headers)))) {
+            return false;
+        }
+        draining = true;
+        upstream.config().setAutoRead(true); // nobody relays client writability to a drained connection
+        abandon();
+        return true;
+    }
+
+    /** The hook took over: end without answering, without accounting, without {@code onDone}. */
+    private void abandon() {
+        done = true;
+        releaseBuffers();
+        if (!draining) {
+            closeUpstream();
+        }
+    }
+
+    /** The dropped error body of a taken-over attempt is complete: the connection may serve another request. */
+    private void drained() {
+        draining = false;
+        Channel u = upstream;
+        upstream = null;
+        if (u != null) {
+            if (upstreamKeepAlive) {
+                pools.release(u);
+            } else {
+                detachAndClose(u);
+            }
         }
     }
 
@@ -510,15 +601,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (done) {
             return;
         }
-        Channel u = upstream;
-        upstream = null;
-        if (u != null) {
-            UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) u.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
-            if (receiver != null) {
-                receiver.listener(null);
-            }
-            u.close(); // the provider stops generating (and billing) now
-        }
+        closeUpstream(); // the provider stops generating (and billing) now
         finish(false, Outcome.CANCELLED);
     }
 
@@ -559,8 +642,20 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
         done = true;
         account(outcome);
+        releaseBuffers();
+        if (clean && upstreamKeepAlive && upstream != null) {
+            Channel u = upstream;
+            upstream = null;
+            pools.release(u);
+        } else {
+            closeUpstream();
+        }
+        onDone.accept(outcome);
+    }
+
+    private void releaseBuffers() {
         if (scanner != null) {
-            scanner.release();
+            scanner.release(); // idempotent; the scanner stays, a feed in progress may still touch it
         }
         if (collected != null) {
             collected.release();
@@ -570,20 +665,23 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             upstreamBody.release();
             upstreamBody = null;
         }
+    }
+
+    /** Closes the upstream connection (if any) after detaching from it, so its close reports to nobody. */
+    private void closeUpstream() {
         Channel u = upstream;
         upstream = null;
         if (u != null) {
-            if (clean && upstreamKeepAlive) {
-                pools.release(u);
-            } else {
-                UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) u.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
-                if (receiver != null) {
-                    receiver.listener(null);
-                }
-                u.close();
-            }
+            detachAndClose(u);
         }
-        onDone.accept(outcome);
+    }
+
+    private static void detachAndClose(Channel u) {
+        UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) u.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
+        if (receiver != null) {
+            receiver.listener(null);
+        }
+        u.close();
     }
 
     private static void copy(HttpHeaders from, HttpHeaders to, CharSequence name) {
