@@ -60,7 +60,9 @@ public final class ConfigLoader {
     private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
             "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms");
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
-            "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown");
+            "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
+            "timeouts");
+    private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
     private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
     private static final List<String> SIMULATOR_FIELDS =
             List.of("ttft_ms", "tokens_per_second", "output_tokens", "fault");
@@ -433,8 +435,9 @@ public final class ConfigLoader {
         }
         boolean reasoningDetails = p.bool("reasoning_details", false);
         CooldownConfig cooldown = cooldown(p);
+        TimeoutsConfig timeouts = timeouts(p);
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails, cooldown);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             if (!Glob.isGlob(lower) && !provider.forwardsHeader(lower)) {
@@ -469,6 +472,19 @@ public final class ConfigLoader {
         int failures = (int) c.integer("failures", CooldownConfig.DEFAULT.failures(), 1, CooldownConfig.MAX_FAILURES);
         int seconds = (int) c.integer("seconds", CooldownConfig.DEFAULT.seconds(), 1, CooldownConfig.MAX_SECONDS);
         return new CooldownConfig(failures, seconds);
+    }
+
+    private TimeoutsConfig timeouts(Section p) throws ConfigException {
+        Section t = p.section("timeouts");
+        if (t == null) {
+            return TimeoutsConfig.DEFAULT;
+        }
+        t.allowOnly(TIMEOUT_FIELDS);
+        TimeoutsConfig d = TimeoutsConfig.DEFAULT;
+        return new TimeoutsConfig(
+                t.integer("first_byte_ms", d.firstByteMs(), 1, 86_400_000),
+                t.integer("stream_idle_ms", d.streamIdleMs(), 1, 86_400_000),
+                t.integer("total_ms", d.totalMs(), 1, 86_400_000));
     }
 
     private URI baseUrl(Section p, ProviderType type) throws ConfigException {

@@ -25,6 +25,7 @@ import java.util.Set;
  * @param reasoningDetails openai type: the upstream accepts {@code reasoning_details} on assistant messages
  *                         (OpenRouter-like), so translated thinking blocks are sent back to it
  * @param cooldown         when this provider's deployments are taken out of rotation after failures
+ * @param timeouts         first byte, gap between answer pieces, whole exchange (the HTTP providers)
  */
 public record ProviderConfig(
         String name,
@@ -37,7 +38,8 @@ public record ProviderConfig(
         SimulatorSettings simulator,
         String maxTokensField,
         boolean reasoningDetails,
-        CooldownConfig cooldown) {
+        CooldownConfig cooldown,
+        TimeoutsConfig timeouts) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
@@ -54,7 +56,15 @@ public record ProviderConfig(
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails) {
         this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
-                reasoningDetails, CooldownConfig.DEFAULT);
+                reasoningDetails, CooldownConfig.DEFAULT, TimeoutsConfig.DEFAULT);
+    }
+
+    /** Without timeout settings: {@link TimeoutsConfig#DEFAULT}. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, TimeoutsConfig.DEFAULT);
     }
 
     public ProviderConfig {
@@ -70,6 +80,7 @@ public record ProviderConfig(
         }
         simulator = simulator == null ? SimulatorSettings.DEFAULT : simulator;
         cooldown = cooldown == null ? CooldownConfig.DEFAULT : cooldown;
+        timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
     }
 
     /**
@@ -99,6 +110,7 @@ public record ProviderConfig(
                 + ", forwardHeaders=" + forwardHeaders
                 + ", connectTimeoutMs=" + connectTimeoutMs
                 + ", simulator=" + simulator
-                + ", cooldown=" + cooldown + "]";
+                + ", cooldown=" + cooldown
+                + ", timeouts=" + timeouts + "]";
     }
 }

@@ -52,6 +52,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.concurrent.TimeUnit;
+import io.netty.util.concurrent.ScheduledFuture;
 
 /**
  * A same-style exchange with an HTTP upstream (pass-through). The request body goes upstream as the caller's
@@ -112,6 +114,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private boolean retried;
     /** The request was written to an upstream (so a cancel before its answer may still have cost input tokens). */
     private boolean upstreamAsked;
+    /** The attempt's deadlines (provider timeouts): one timer, re-armed lazily when it fires early. */
+    private ScheduledFuture<?> watchdog;
+    private long sentNanos;
+    /** When the upstream last sent anything of its answer (the stream-idle clock). */
+    private long lastUpstreamNanos;
     private boolean done;
     /** A failure was offered to the hook (and declined): never offer this attempt's failure twice. */
     private boolean reported;
@@ -184,8 +191,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 (UpstreamResponseReceiver) upstream.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
         receiver.listener(this);
         upstream.config().setAutoRead(ctx.channel().isWritable());
-        request.record().upstreamSent(System.nanoTime());
+        sentNanos = System.nanoTime();
+        request.record().upstreamSent(sentNanos);
         upstreamAsked = true;
+        armWatchdog(sentNanos);
         upstream.writeAndFlush(buildRequest()).addListener((ChannelFutureListener) wf -> {
             if (!wf.isSuccess() && !done) {
                 wf.channel().close(); // onUpstreamClosed decides between retry and error
@@ -275,6 +284,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     private void onHead(HttpResponse response) {
         upstreamStatus = response.status();
+        lastUpstreamNanos = System.nanoTime();
         request.record().upstreamHead(System.nanoTime());
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
         upstreamRetryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
@@ -334,6 +344,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     }
 
     private void onContent(HttpContent content) {
+        lastUpstreamNanos = System.nanoTime();
         boolean last = content instanceof LastHttpContent;
         switch (mode) {
             case RELAY -> {
@@ -556,8 +567,73 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         return true;
     }
 
+    // ------------------------------------------------------------------ timeouts (GD-9, GD-10)
+
+    private long totalDeadline() {
+        return request.startNanos() + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().totalMs());
+    }
+
+    /** The next deadline: the first byte while waiting for the head, else the idle gap; the total always. */
+    private long nextDeadline() {
+        long at = mode == Mode.WAITING
+                ? sentNanos + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().firstByteMs())
+                : lastUpstreamNanos + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().streamIdleMs());
+        return Math.min(at, totalDeadline());
+    }
+
+    private void armWatchdog(long now) {
+        watchdog = ctx.executor().schedule(this::watchdogFired, Math.max(0, nextDeadline() - now),
+                TimeUnit.NANOSECONDS);
+    }
+
+    private void cancelWatchdog() {
+        if (watchdog != null) {
+            watchdog.cancel(false);
+            watchdog = null;
+        }
+    }
+
+    /** Content arriving only moves a field; the timer looks again when it fires and sleeps on if it may. */
+    private void watchdogFired() {
+        watchdog = null;
+        if (done) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now < nextDeadline()) {
+            armWatchdog(now);
+            return;
+        }
+        boolean total = now >= totalDeadline();
+        LOG.fine(() -> "upstream " + provider.name() + " timed out (" + (total ? "total"
+                : mode == Mode.WAITING ? "first byte" : "idle") + ")");
+        if (mode == Mode.WAITING && !total && offer(UpstreamFailure.FIRST_BYTE_TIMED_OUT)) {
+            return; // the routing layer tries again elsewhere
+        }
+        if (mode == Mode.STREAM && headSent) {
+            ByteBuf rest = scanner.drainRemainder();
+            if (rest != null) {
+                rest.release();
+            }
+            if (streamTranslator != null) {
+                streamTranslator.onFailure(UpstreamFailures.TIMED_OUT_MID_STREAM, this::writeEvent);
+            } else {
+                ctx.write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(),
+                        UpstreamFailures.TIMED_OUT_MID_STREAM)));
+            }
+            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            finish(false, Outcome.UPSTREAM_ERROR);
+        } else if (headSent) {
+            ctx.close(); // a relayed body stalled half way: closing is the only honest signal left
+            finish(false, Outcome.UPSTREAM_ERROR);
+        } else {
+            failBeforeHead(UpstreamFailures.TIMED_OUT_BEFORE_ANSWER);
+        }
+    }
+
     /** The hook took over: end without answering, without accounting, without {@code onDone}. */
     private void abandon() {
+        cancelWatchdog();
         done = true;
         releaseBuffers();
         if (!draining) {
@@ -641,6 +717,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             return;
         }
         done = true;
+        cancelWatchdog();
         account(outcome);
         releaseBuffers();
         if (clean && upstreamKeepAlive && upstream != null) {

@@ -24,6 +24,8 @@ public record UpstreamFailure(Kind kind, int status, long retryAfterMillis) {
         CONNECT_TIMEOUT,
         /** The upstream closed or reset the connection before its answer began. */
         LOST,
+        /** The upstream's answer did not begin within {@code timeouts.first_byte_ms}. */
+        FIRST_BYTE_TIMEOUT,
         /** The upstream answered with an error status ({@link #status}). */
         STATUS
     }
@@ -31,6 +33,7 @@ public record UpstreamFailure(Kind kind, int status, long retryAfterMillis) {
     public static final UpstreamFailure CONNECT_FAILED = new UpstreamFailure(Kind.CONNECT, 0, -1);
     public static final UpstreamFailure CONNECT_TIMED_OUT = new UpstreamFailure(Kind.CONNECT_TIMEOUT, 0, -1);
     public static final UpstreamFailure LOST_BEFORE_ANSWER = new UpstreamFailure(Kind.LOST, 0, -1);
+    public static final UpstreamFailure FIRST_BYTE_TIMED_OUT = new UpstreamFailure(Kind.FIRST_BYTE_TIMEOUT, 0, -1);
 
     public static UpstreamFailure status(int status, long retryAfterMillis) {
         return new UpstreamFailure(Kind.STATUS, status, retryAfterMillis);
