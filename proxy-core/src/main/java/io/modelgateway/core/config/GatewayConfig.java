@@ -42,7 +42,7 @@ public record GatewayConfig(
         Objects.requireNonNull(accessLog, "accessLog");
         Objects.requireNonNull(reload, "reload");
         Objects.requireNonNull(server, "server");
-        keys = List.copyOf(keys);
+        keys = keys instanceof KeyIndex index ? index : new KeyIndex(List.copyOf(keys));
         providers = Collections.unmodifiableMap(new LinkedHashMap<>(providers));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
     }
@@ -67,19 +67,13 @@ public record GatewayConfig(
     }
 
     /**
-     * The key whose hash is {@code sha256}, or null. Every key is compared, in constant time each,
-     * so the time taken says nothing about which key (or how much of one) matched.
+     * The key whose hash is {@code sha256}, or null: a map lookup by digest, then a constant-time compare
+     * ({@link KeyIndex} says why that tells a caller nothing the hash does not).
      */
     public KeyConfig findKey(byte[] sha256) {
-        KeyConfig found = null;
-        for (int i = 0; i < keys.size(); i++) {
-            KeyConfig k = keys.get(i);
-            if (k.matches(sha256) && found == null) {
-                found = k;
-            }
-        }
-        return found;
+        return ((KeyIndex) keys).find(sha256);
     }
+
 
     /** The model callers call {@code name}, or null when there is none. */
     public ModelConfig model(String name) {
