@@ -61,7 +61,6 @@ class UpstreamTimeoutsEndToEndTest {
         HttpResponse<String> messages = gw.call("/api/v1/messages", CHAT.formatted("alone"), "x-sim-fault", "delay_ms=3000");
         assertThat(messages.statusCode()).isEqualTo(504);
         assertThat(messages.body()).contains("\"type\":\"timeout_error\"");
-        records.clear();
         assertThat(gw.call("/api/v1/chat/completions", CHAT.formatted("alone")).statusCode()).isEqualTo(200);
     }
 
@@ -74,13 +73,12 @@ class UpstreamTimeoutsEndToEndTest {
 
     @Test
     void streamGoesSilent_errorEventAfterTheEventsSoFar_noDone() throws Exception {
-        records.clear();
         HttpResponse<String> r = gw.call("/api/v1/chat/completions", STREAM.formatted("alone"), "x-sim-tps", "2");
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).startsWith("data: {").doesNotContain("[DONE]")
                 .endsWith("data: {\"error\":{\"message\":\"The upstream provider stopped sending in time.\","
                         + "\"type\":\"server_error\",\"param\":null,\"code\":\"upstream_timeout\"}}\n\n");
-        ExchangeRecord rec = records.next();
+        ExchangeRecord rec = records.of(r);
         assertThat(rec.outcome()).isEqualTo(Outcome.UPSTREAM_ERROR);
         assertThat(rec.usageSource()).isEqualTo(ExchangeRecord.UsageSource.ESTIMATED);
     }
