@@ -460,11 +460,16 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
     }
 
+    /**
+     * One event to the client, as its own chunk; flushed at the end of the upstream read that brought it
+     * ({@link #onUpstreamReadComplete}): events that arrived together leave together in one write, which is
+     * no later for any of them than a flush per event and costs one system call instead of one per event.
+     */
     private void writeEvent(ByteBuf event) {
         if (!headSent) {
             sendStreamHead();
         }
-        ctx.writeAndFlush(new DefaultHttpContent(event));
+        ctx.write(new DefaultHttpContent(event));
     }
 
     private void sendStreamHead() {
@@ -482,7 +487,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     @Override
     public void onUpstreamReadComplete() {
-        if (!done && mode == Mode.RELAY) {
+        if (!done && (mode == Mode.RELAY || mode == Mode.STREAM)) {
             ctx.flush();
         }
     }
