@@ -16,6 +16,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -190,10 +191,20 @@ public final class SimulatorServer implements AutoCloseable {
             System.exit(1);
             return;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "simulator-shutdown"));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "simulator-shutdown"));
         String host = options.host().indexOf(':') >= 0 ? "[" + options.host() + "]" : options.host();
         System.out.println("simulator listening on http://" + host + ":" + server.port());
-        // The event loop threads are not daemons: the JVM lives until the shutdown hook closes them.
+        // The event loop threads are daemons (Transport.newGroup): main must stay until the shutdown hook
+        // has closed the server, or the JVM would exit right after the bind.
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void usage(PrintStream out) {
