@@ -124,7 +124,7 @@ final class LoadResult {
         out.printf(Locale.ROOT, "  %-8s %9s %9s %9s %9s %9s %9s %9s%n", "ms", "p50", "p90", "p99", "p99.9",
                 "p99.99", "max", "mean");
         row(out, "latency", latency);
-        if (ttft.getTotalCount() > 0) {
+        if (ttft.getTotalCount() > 0 || itl.getTotalCount() > 0) {
             row(out, "ttft", ttft);
             row(out, "itl", itl);
         }
@@ -222,7 +222,7 @@ final class LoadResult {
             Files.createDirectories(first);
         }
         hgrm(prefix + "-latency.hgrm", latency);
-        if (ttft.getTotalCount() > 0) {
+        if (ttft.getTotalCount() > 0 || itl.getTotalCount() > 0) {
             hgrm(prefix + "-ttft.hgrm", ttft);
             hgrm(prefix + "-itl.hgrm", itl);
         }
