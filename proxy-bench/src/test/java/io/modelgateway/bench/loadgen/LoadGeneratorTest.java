@@ -141,8 +141,9 @@ class LoadGeneratorTest {
         assertThat(above(open.latency, 100_000)).isGreaterThan(50);
         assertThat(open.latency.getValueAtPercentile(90)).isGreaterThan(100_000);
         assertThat(open.latency.getValueAtPercentile(99)).isGreaterThan(400_000);
-        // A closed loop sees one slow request, however long the stall.
-        assertThat(above(closed.latency, 100_000)).isEqualTo(1);
+        // A closed loop sees one slow request, however long the stall (a busy machine may add a hiccup).
+        assertThat(above(closed.latency, 400_000)).isBetween(1L, 2L);
+        assertThat(above(closed.latency, 100_000)).isLessThan(above(open.latency, 100_000) / 10);
         assertThat(closed.latency.getValueAtPercentile(99)).isLessThan(100_000);
     }
 
