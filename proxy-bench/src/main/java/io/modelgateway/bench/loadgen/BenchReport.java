@@ -85,9 +85,9 @@ public final class BenchReport {
             }
             Row direct = rows.get("direct");
             Row nginx = rows.get("nginx");
-            if (nginx != null) {
+            if (nginx != null && nginx.rps() > 0) {
                 for (Row gw : rows.values()) {
-                    if (!gw.target().startsWith("gateway")) {
+                    if (!gw.target().startsWith("gateway") || gw.rps() == 0) {
                         continue;
                     }
                     out.append('\n').append(ratios(gw, nginx, direct, streams));

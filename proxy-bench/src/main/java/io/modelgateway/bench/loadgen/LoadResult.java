@@ -36,6 +36,7 @@ final class LoadResult {
     long streamEvents;
     long events;
     long warmupErrors;
+    long inFlightAtEnd;
     final Map<String, Long> errors = new LinkedHashMap<>();
 
     LoadResult(LoadOptions options, String transport, long windowNanos, CpuSample cpu) {
@@ -55,6 +56,7 @@ final class LoadResult {
         streamEvents += s.streamEvents;
         events += s.events;
         warmupErrors += s.warmupErrors;
+        inFlightAtEnd += s.busyNow();
         for (ErrorKind k : ErrorKind.values()) {
             if (s.errorsByKind[k.ordinal()] > 0) {
                 errors.merge(k.label, s.errorsByKind[k.ordinal()], Long::sum);
@@ -100,8 +102,8 @@ final class LoadResult {
         out.printf(Locale.ROOT, "%s %s%n", options.method(), options.url());
         out.printf(Locale.ROOT, "  %s, %d connections, %d event loop(s) (%s), %.1f s measured after %.1f s warmup%n",
                 loop, options.connections(), options.threads(), transport, seconds(), options.warmupSeconds());
-        out.printf(Locale.ROOT, "  requests   %d ok, %d errors   %.1f req/s%n", completed, errorCount(),
-                requestsPerSecond());
+        out.printf(Locale.ROOT, "  requests   %d ok, %d errors   %.1f req/s   (%d unanswered at the end)%n", completed,
+                errorCount(), requestsPerSecond(), inFlightAtEnd);
         if (!errors.isEmpty()) {
             StringBuilder sb = new StringBuilder("  errors    ");
             errors.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
@@ -177,6 +179,7 @@ final class LoadResult {
             }
             g.writeEndObject();
             g.writeNumberField("warmup_errors", warmupErrors);
+            g.writeNumberField("in_flight_at_end", inFlightAtEnd);
             g.writeNumberField("streams", streams);
             g.writeNumberField("events", events);
             g.writeNumberField("events_per_second", eventsPerSecond());

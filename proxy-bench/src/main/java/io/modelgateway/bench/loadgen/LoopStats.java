@@ -78,6 +78,11 @@ final class LoopStats {
         published.lazySet(P_ERRORS, ++progressErrors);
     }
 
+    /** Exchanges sent and not yet ended; read on the loop. */
+    long busyNow() {
+        return busy;
+    }
+
     void busy(int delta) {
         busy += delta;
         published.lazySet(P_BUSY, busy);
