@@ -116,6 +116,13 @@ final class AnthropicToChatStream implements StreamTranslator {
     }
 
     @Override
+    public void onFailure(GatewayError error, Consumer<ByteBuf> out) {
+        if (!finished) {
+            fail(out, error);
+        }
+    }
+
+    @Override
     public boolean finished() {
         return finished;
     }

@@ -134,6 +134,13 @@ final class ChatStreamToMessages implements StreamTranslator {
     }
 
     @Override
+    public void onFailure(GatewayError error, Consumer<ByteBuf> out) {
+        if (!finished) {
+            fail(out, error.kind(), error.message());
+        }
+    }
+
+    @Override
     public boolean finished() {
         return finished;
     }

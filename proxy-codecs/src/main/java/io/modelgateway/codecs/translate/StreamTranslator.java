@@ -1,5 +1,6 @@
 package io.modelgateway.codecs.translate;
 
+import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import java.util.function.Consumer;
 
@@ -20,6 +21,12 @@ public interface StreamTranslator {
      * Emits whatever the caller must still see: nothing after a terminal event, else the style's error event.
      */
     void onEnd(boolean clean, Consumer<ByteBuf> out);
+
+    /**
+     * The gateway ends the stream for its own reason ({@code error}: an upstream timeout, a shutdown): the caller
+     * gets that error as the style's error event (GD-10), unless the stream already finished.
+     */
+    void onFailure(GatewayError error, Consumer<ByteBuf> out);
 
     /** Whether the caller's terminal event ({@code [DONE]} / {@code message_stop}) or an error event was emitted. */
     boolean finished();

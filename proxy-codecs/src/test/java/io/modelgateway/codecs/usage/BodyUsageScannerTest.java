@@ -57,6 +57,35 @@ class BodyUsageScannerTest {
     }
 
     @Test
+    void directBuffersLargerThanTheScratchArray_sameAsHeap() {
+        StringBuilder big = new StringBuilder("{\"object\":\"list\",\"data\":[");
+        for (int i = 0; i < 3000; i++) {
+            big.append(i == 0 ? "" : ",").append("{\"index\":").append(i).append(",\"embedding\":[0.0123,-0.456,7.5e-3]}");
+        }
+        big.append("],\"usage\":{\"prompt_tokens\":77,\"total_tokens\":77}}");
+        byte[] bytes = big.toString().getBytes(StandardCharsets.UTF_8);
+        assertThat(bytes.length).isGreaterThan(40_000);
+        BodyUsageScanner s = new BodyUsageScanner();
+        ByteBuf direct = io.netty.buffer.ByteBufAllocator.DEFAULT.directBuffer(bytes.length);
+        try {
+            direct.writeBytes(bytes);
+            s.feed(direct.slice(0, 20_000));
+            s.feed(direct.slice(20_000, bytes.length - 20_000));
+        } finally {
+            direct.release();
+        }
+        assertThat(s.counts().usage().promptTokens()).isEqualTo(77);
+    }
+
+    @Test
+    void oversizedUsageObject_isGivenUp_andALaterOneStillFound() {
+        String huge = "{\"usage\":{\"x\":\"" + "a".repeat(10_000) + "\"},\"data\":[],"
+                + "\"usage\":{\"prompt_tokens\":4}}";
+        assertThat(scan(huge).promptTokens()).isEqualTo(4);
+        assertThat(scanCounts("{\"usage\":{\"x\":\"" + "a".repeat(10_000) + "\"}}")).isNull();
+    }
+
+    @Test
     void noUsage_orNullUsage_isNull() {
         assertThat(scanCounts("{\"id\":\"x\",\"usage\":null}")).isNull();
         assertThat(scanCounts("{\"id\":\"usage\",\"choices\":[]}")).isNull();

@@ -50,19 +50,25 @@ public final class ConfigLoader {
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 
     private static final List<String> TOP_FIELDS = List.of("listen", "max_body_bytes", "development_key", "keys",
-            "providers", "models", "access_log", "admin", "reload");
+            "providers", "models", "access_log", "admin", "reload", "server");
     private static final List<String> KEY_FIELDS =
             List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers");
     private static final List<String> LIMIT_FIELDS =
             List.of("requests_per_minute", "tokens_per_minute", "concurrent_requests", "daily_tokens");
     private static final List<String> ADMIN_FIELDS = List.of("listen");
     private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
+    private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
+            "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms");
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
-            "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details");
+            "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
+            "timeouts");
+    private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
+    private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
     private static final List<String> SIMULATOR_FIELDS =
             List.of("ttft_ms", "tokens_per_second", "output_tokens", "fault");
     private static final List<String> MODEL_FIELDS = List.of("type", "deployments", "max_output_tokens",
-            "no_temperature", "supports_dimensions", "encode_base64", "limits");
+            "no_temperature", "supports_dimensions", "encode_base64", "limits", "strategy", "retries", "fallbacks");
+    private static final List<String> RETRY_FIELDS = List.of("max", "backoff_ms", "max_backoff_ms");
     private static final List<String> DEPLOYMENT_FIELDS = List.of("provider", "model", "weight");
 
     // Upper bounds of the limit fields: far above any real quota, and low enough that a limiter can multiply a
@@ -152,10 +158,12 @@ public final class ConfigLoader {
         String accessLog = accessLog(top);
         HostAndPort adminListen = adminListen(top, listen);
         ReloadConfig reload = reload(top);
+        ServerConfig server = server(top);
         Map<String, ProviderConfig> providers = providers(top);
         Map<String, ModelConfig> models = models(top, providers);
         List<KeyConfig> keys = keys(top, listen, models);
-        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload);
+        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
+                server);
     }
 
     // ---- listen
@@ -275,6 +283,21 @@ public final class ConfigLoader {
         int intervalMs = (int) r.integer("interval_ms", ReloadConfig.DEFAULT.intervalMs(),
                 ReloadConfig.MIN_INTERVAL_MS, ReloadConfig.MAX_INTERVAL_MS);
         return new ReloadConfig(watch, intervalMs);
+    }
+
+    private ServerConfig server(Section top) throws ConfigException {
+        Section s = top.section("server");
+        if (s == null) {
+            return ServerConfig.DEFAULT;
+        }
+        s.allowOnly(SERVER_FIELDS);
+        ServerConfig d = ServerConfig.DEFAULT;
+        return new ServerConfig(
+                (int) s.integer("max_connections", d.maxConnections(), 0, 1_000_000),
+                (int) s.integer("max_concurrent_requests", d.maxConcurrentExchanges(), 0, 1_000_000),
+                s.integer("request_timeout_ms", d.requestTimeoutMs(), 100, 3_600_000),
+                s.integer("idle_timeout_ms", d.idleTimeoutMs(), 100, 86_400_000),
+                s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000));
     }
 
     // ---- limits
@@ -411,8 +434,10 @@ public final class ConfigLoader {
                     "must be max_completion_tokens or max_tokens (got '" + maxTokensField + "')");
         }
         boolean reasoningDetails = p.bool("reasoning_details", false);
+        CooldownConfig cooldown = cooldown(p);
+        TimeoutsConfig timeouts = timeouts(p);
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             if (!Glob.isGlob(lower) && !provider.forwardsHeader(lower)) {
@@ -421,6 +446,45 @@ public final class ConfigLoader {
             }
         }
         return provider;
+    }
+
+    /**
+     * {@code cooldown}: absent is {@link CooldownConfig#DEFAULT}; {@code false} (YAML also reads a bare {@code off}
+     * so) turns it off; a mapping sets {@code failures} and {@code seconds}, each defaulting as in DEFAULT.
+     */
+    private CooldownConfig cooldown(Section p) throws ConfigException {
+        Field f = p.field("cooldown");
+        if (f == null) {
+            return CooldownConfig.DEFAULT;
+        }
+        String path = p.pathOf("cooldown");
+        if (f.value() instanceof Scalar s) {
+            if (s.token() == JsonToken.VALUE_FALSE) {
+                return CooldownConfig.OFF;
+            }
+            if (s.token() == JsonToken.VALUE_TRUE) {
+                return CooldownConfig.DEFAULT;
+            }
+            throw error(path, f.line(), "must be off, or a mapping with failures and seconds, not " + kind(s));
+        }
+        Section c = section(f.value(), path, f.line());
+        c.allowOnly(COOLDOWN_FIELDS);
+        int failures = (int) c.integer("failures", CooldownConfig.DEFAULT.failures(), 1, CooldownConfig.MAX_FAILURES);
+        int seconds = (int) c.integer("seconds", CooldownConfig.DEFAULT.seconds(), 1, CooldownConfig.MAX_SECONDS);
+        return new CooldownConfig(failures, seconds);
+    }
+
+    private TimeoutsConfig timeouts(Section p) throws ConfigException {
+        Section t = p.section("timeouts");
+        if (t == null) {
+            return TimeoutsConfig.DEFAULT;
+        }
+        t.allowOnly(TIMEOUT_FIELDS);
+        TimeoutsConfig d = TimeoutsConfig.DEFAULT;
+        return new TimeoutsConfig(
+                t.integer("first_byte_ms", d.firstByteMs(), 1, 86_400_000),
+                t.integer("stream_idle_ms", d.streamIdleMs(), 1, 86_400_000),
+                t.integer("total_ms", d.totalMs(), 1, 86_400_000));
     }
 
     private URI baseUrl(Section p, ProviderType type) throws ConfigException {
@@ -543,6 +607,7 @@ public final class ConfigLoader {
     private Map<String, ModelConfig> models(Section top, Map<String, ProviderConfig> providers)
             throws ConfigException {
         Map<String, ModelConfig> models = new LinkedHashMap<>();
+        Map<String, List<Written>> fallbackLines = new HashMap<>(); // model -> where each fallback was written
         Section all = top.section("models");
         if (all == null || all.node.fields().isEmpty()) {
             warn("models", top.lineOf("models"), "no models are configured, so no request can be routed");
@@ -573,6 +638,10 @@ public final class ConfigLoader {
             if (list.items().isEmpty()) {
                 throw error(m.pathOf("deployments"), m.lineOf("deployments"), "needs at least one deployment");
             }
+            if (list.items().size() > ModelConfig.MAX_DEPLOYMENTS) {
+                throw error(m.pathOf("deployments"), m.lineOf("deployments"), "at most "
+                        + ModelConfig.MAX_DEPLOYMENTS + " deployments per model");
+            }
             List<DeploymentConfig> deployments = new ArrayList<>();
             for (int i = 0; i < list.items().size(); i++) {
                 Node item = list.items().get(i);
@@ -590,10 +659,97 @@ public final class ConfigLoader {
                 throw error(m.pathOf(field), m.lineOf(field), "only for type embedding");
             }
             LimitsConfig limits = limits(m, "limits");
+            RoutingConfig routing = new RoutingConfig(strategy(m), retries(m), fallbackNames(m, name, fallbackLines));
             models.put(name, new ModelConfig(name, type, deployments, maxOutputTokens, noTemperature,
-                    supportsDimensions, encodeBase64, limits));
+                    supportsDimensions, encodeBase64, limits, routing));
         }
+        checkFallbacks(models, fallbackLines);
         return models;
+    }
+
+    /** Where a value was written, for messages about it given later. */
+    private record Written(String path, int line) {
+    }
+
+    private RoutingStrategy strategy(Section m) throws ConfigException {
+        String text = m.string("strategy");
+        if (text == null) {
+            return RoutingStrategy.WEIGHTED;
+        }
+        RoutingStrategy strategy = RoutingStrategy.fromConfigName(text);
+        if (strategy == null) {
+            throw error(m.pathOf("strategy"), m.lineOf("strategy"),
+                    "must be weighted or least_inflight (got '" + text + "')");
+        }
+        return strategy;
+    }
+
+    /** {@code retries}: absent or empty is {@link RetryConfig#DEFAULT}; each field defaults on its own. */
+    private RetryConfig retries(Section m) throws ConfigException {
+        Section r = m.section("retries");
+        if (r == null) {
+            return RetryConfig.DEFAULT;
+        }
+        r.allowOnly(RETRY_FIELDS);
+        RetryConfig d = RetryConfig.DEFAULT;
+        int max = (int) r.integer("max", d.max(), 0, RetryConfig.MAX_RETRIES);
+        long backoff = r.integer("backoff_ms", d.backoffMs(), 1, RetryConfig.MAX_BACKOFF_MS);
+        long maxBackoff = r.integer("max_backoff_ms", Math.max(d.maxBackoffMs(), backoff), 1,
+                RetryConfig.MAX_BACKOFF_MS);
+        if (maxBackoff < backoff) {
+            throw error(r.pathOf("max_backoff_ms"), r.lineOf("max_backoff_ms"), "must be at least backoff_ms ("
+                    + backoff + ")");
+        }
+        return new RetryConfig(max, backoff, maxBackoff);
+    }
+
+    /**
+     * The names in {@code fallbacks}, checked on their own here (strings, no self, no repeats); that they exist and
+     * have the model's type is checked once every model is read, with the lines kept in {@code lines}.
+     */
+    private List<String> fallbackNames(Section m, String model, Map<String, List<Written>> lines)
+            throws ConfigException {
+        ListNode list = m.list("fallbacks");
+        if (list == null) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>();
+        List<Written> at = new ArrayList<>();
+        for (int i = 0; i < list.items().size(); i++) {
+            Node item = list.items().get(i);
+            String path = m.pathOf("fallbacks") + "[" + i + "]";
+            String name = text(item, path);
+            if (name.equals(model)) {
+                throw error(path, item.line(), "a model cannot fall back to itself");
+            }
+            if (names.contains(name)) {
+                throw error(path, item.line(), "'" + name + "' is listed twice");
+            }
+            names.add(name);
+            at.add(new Written(path, item.line()));
+        }
+        lines.put(model, at);
+        return names;
+    }
+
+    private void checkFallbacks(Map<String, ModelConfig> models, Map<String, List<Written>> lines)
+            throws ConfigException {
+        for (ModelConfig model : models.values()) {
+            List<String> names = model.routing().fallbacks();
+            for (int i = 0; i < names.size(); i++) {
+                Written at = lines.get(model.name()).get(i);
+                ModelConfig fallback = models.get(names.get(i));
+                if (fallback == null) {
+                    throw error(at.path(), at.line(), "unknown model '" + names.get(i) + "'");
+                }
+                if (fallback.type() != model.type()) {
+                    throw error(at.path(), at.line(), "'" + fallback.name() + "' is a "
+                            + fallback.type().name().toLowerCase(Locale.ROOT) + " model; a fallback must have the"
+                            + " type of the model it stands in for ("
+                            + model.type().name().toLowerCase(Locale.ROOT) + ")");
+                }
+            }
+        }
     }
 
     private DeploymentConfig deployment(String modelName, Section d, Map<String, ProviderConfig> providers)

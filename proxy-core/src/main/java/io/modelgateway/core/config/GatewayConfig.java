@@ -20,6 +20,7 @@ import java.util.Objects;
  *                     working directory)
  * @param adminListen  the address of the admin listener, or null for none
  * @param reload       how the config file is watched for changes
+ * @param server       connection caps, client timeouts and the shutdown drain of the API listener
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -29,7 +30,8 @@ public record GatewayConfig(
         Map<String, ModelConfig> models,
         String accessLog,
         HostAndPort adminListen,
-        ReloadConfig reload) {
+        ReloadConfig reload,
+        ServerConfig server) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -39,18 +41,20 @@ public record GatewayConfig(
         Objects.requireNonNull(listen, "listen");
         Objects.requireNonNull(accessLog, "accessLog");
         Objects.requireNonNull(reload, "reload");
-        keys = List.copyOf(keys);
+        Objects.requireNonNull(server, "server");
+        keys = keys instanceof KeyIndex index ? index : new KeyIndex(List.copyOf(keys));
         providers = Collections.unmodifiableMap(new LinkedHashMap<>(providers));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
     }
 
     /**
-     * The shape before access log, admin listener and reload settings existed; kept so code (and tests)
-     * that build a config by hand need not care about them. Those three take their defaults.
+     * The shape before access log, admin listener, reload and server settings existed; kept so code (and
+     * tests) that build a config by hand need not care about them. Those take their defaults.
      */
     public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
             Map<String, ProviderConfig> providers, Map<String, ModelConfig> models) {
-        this(listen, maxBodyBytes, keys, providers, models, ACCESS_LOG_STDOUT, null, ReloadConfig.DEFAULT);
+        this(listen, maxBodyBytes, keys, providers, models, ACCESS_LOG_STDOUT, null, ReloadConfig.DEFAULT,
+                ServerConfig.DEFAULT);
     }
 
     /**
@@ -58,23 +62,18 @@ public record GatewayConfig(
      * bound: moving a listener needs a restart, and the rest of an edit should still apply.
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
-        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload);
+        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
+                server);
     }
 
     /**
-     * The key whose hash is {@code sha256}, or null. Every key is compared, in constant time each,
-     * so the time taken says nothing about which key (or how much of one) matched.
+     * The key whose hash is {@code sha256}, or null: a map lookup by digest, then a constant-time compare
+     * ({@link KeyIndex} says why that tells a caller nothing the hash does not).
      */
     public KeyConfig findKey(byte[] sha256) {
-        KeyConfig found = null;
-        for (int i = 0; i < keys.size(); i++) {
-            KeyConfig k = keys.get(i);
-            if (k.matches(sha256) && found == null) {
-                found = k;
-            }
-        }
-        return found;
+        return ((KeyIndex) keys).find(sha256);
     }
+
 
     /** The model callers call {@code name}, or null when there is none. */
     public ModelConfig model(String name) {

@@ -143,6 +143,11 @@ public final class KeyConfig {
         return false;
     }
 
+    /** The hash itself, not copied: for {@link KeyIndex} only. */
+    byte[] sha256Bytes() {
+        return sha256;
+    }
+
     /** Whether {@code sha256} is this key's hash; the comparison takes the same time wherever they differ. */
     public boolean matches(byte[] sha256) {
         return sha256 != null && MessageDigest.isEqual(this.sha256, sha256);

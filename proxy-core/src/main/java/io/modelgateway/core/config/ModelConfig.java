@@ -12,9 +12,20 @@ import java.util.Objects;
  * @param encodeBase64       embeddings: the provider returns floats only, so the gateway asks for floats and
  *                           encodes {@code base64} itself when the caller wants it
  * @param limits             limits of this model across all keys ({@link LimitsConfig#NONE} when none)
+ * @param routing            balancing, retries and fallbacks ({@link RoutingConfig#DEFAULT} when not configured)
  */
 public record ModelConfig(String name, ModelType type, List<DeploymentConfig> deployments, int maxOutputTokens,
-        boolean noTemperature, boolean supportsDimensions, boolean encodeBase64, LimitsConfig limits) {
+        boolean noTemperature, boolean supportsDimensions, boolean encodeBase64, LimitsConfig limits,
+        RoutingConfig routing) {
+
+    /** The largest number of deployments of one model (the router keeps sets of them in a {@code long}). */
+    public static final int MAX_DEPLOYMENTS = 64;
+
+    public ModelConfig(String name, ModelType type, List<DeploymentConfig> deployments, int maxOutputTokens,
+            boolean noTemperature, boolean supportsDimensions, boolean encodeBase64, LimitsConfig limits) {
+        this(name, type, deployments, maxOutputTokens, noTemperature, supportsDimensions, encodeBase64, limits,
+                RoutingConfig.DEFAULT);
+    }
 
     public ModelConfig(String name, ModelType type, List<DeploymentConfig> deployments, int maxOutputTokens,
             boolean noTemperature, boolean supportsDimensions, boolean encodeBase64) {
@@ -27,8 +38,15 @@ public record ModelConfig(String name, ModelType type, List<DeploymentConfig> de
         Objects.requireNonNull(type, "type");
         deployments = List.copyOf(deployments);
         limits = limits == null ? LimitsConfig.NONE : limits;
+        routing = routing == null ? RoutingConfig.DEFAULT : routing;
         if (deployments.isEmpty()) {
             throw new IllegalArgumentException("a model needs at least one deployment");
+        }
+        if (deployments.size() > MAX_DEPLOYMENTS) {
+            throw new IllegalArgumentException("a model has at most " + MAX_DEPLOYMENTS + " deployments");
+        }
+        if (routing.fallbacks().contains(name)) {
+            throw new IllegalArgumentException("a model cannot fall back to itself");
         }
     }
 }

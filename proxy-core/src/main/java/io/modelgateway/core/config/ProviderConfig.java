@@ -24,6 +24,8 @@ import java.util.Set;
  *                         {@code max_tokens} (older OpenAI-compatible servers)
  * @param reasoningDetails openai type: the upstream accepts {@code reasoning_details} on assistant messages
  *                         (OpenRouter-like), so translated thinking blocks are sent back to it
+ * @param cooldown         when this provider's deployments are taken out of rotation after failures
+ * @param timeouts         first byte, gap between answer pieces, whole exchange (the HTTP providers)
  */
 public record ProviderConfig(
         String name,
@@ -35,7 +37,9 @@ public record ProviderConfig(
         int connectTimeoutMs,
         SimulatorSettings simulator,
         String maxTokensField,
-        boolean reasoningDetails) {
+        boolean reasoningDetails,
+        CooldownConfig cooldown,
+        TimeoutsConfig timeouts) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
@@ -46,6 +50,22 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade");
+
+    /** Without a cool-down setting: {@link CooldownConfig#DEFAULT}. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, CooldownConfig.DEFAULT, TimeoutsConfig.DEFAULT);
+    }
+
+    /** Without timeout settings: {@link TimeoutsConfig#DEFAULT}. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, TimeoutsConfig.DEFAULT);
+    }
 
     public ProviderConfig {
         Objects.requireNonNull(name, "name");
@@ -59,6 +79,8 @@ public record ProviderConfig(
             throw new IllegalArgumentException("connectTimeoutMs must be >= 1");
         }
         simulator = simulator == null ? SimulatorSettings.DEFAULT : simulator;
+        cooldown = cooldown == null ? CooldownConfig.DEFAULT : cooldown;
+        timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
     }
 
     /**
@@ -87,6 +109,8 @@ public record ProviderConfig(
                 + ", headers=" + headers.keySet()
                 + ", forwardHeaders=" + forwardHeaders
                 + ", connectTimeoutMs=" + connectTimeoutMs
-                + ", simulator=" + simulator + "]";
+                + ", simulator=" + simulator
+                + ", cooldown=" + cooldown
+                + ", timeouts=" + timeouts + "]";
     }
 }

@@ -54,6 +54,7 @@ public final class ExchangeRecord {
     private Outcome outcome;
     private String limit;
     private boolean responseComplete;
+    private int attempts;
 
     public ExchangeRecord(String requestId, Endpoint endpoint, long startNanos, long startEpochMillis, long bytesIn) {
         this.requestId = requestId;
@@ -104,6 +105,16 @@ public final class ExchangeRecord {
 
     public void limit(String limit) {
         this.limit = limit;
+    }
+
+    /**
+     * An upstream attempt begins (the first, or a retry or fallback after a failure before the answer began):
+     * counts it and forgets the upstream timings of the one before, so they always describe a single attempt.
+     */
+    public void newAttempt() {
+        attempts++;
+        upstreamSentNanos = 0;
+        upstreamHeadNanos = 0;
     }
 
     public void upstreamSent(long nanos) {
@@ -240,5 +251,10 @@ public final class ExchangeRecord {
 
     public boolean responseComplete() {
         return responseComplete;
+    }
+
+    /** Upstream attempts made for this request (retries and fallbacks included); 0 when none was. */
+    public int attempts() {
+        return attempts;
     }
 }

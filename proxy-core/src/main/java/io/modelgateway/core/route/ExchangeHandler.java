@@ -23,6 +23,7 @@ import io.modelgateway.core.server.GatewayContext;
 import io.modelgateway.core.server.GatewayRequest;
 import io.modelgateway.core.server.HttpResponses;
 import io.modelgateway.core.simulator.SimulatorExchange;
+import io.modelgateway.core.upstream.AttemptHook;
 import io.modelgateway.core.upstream.Exchange;
 import io.modelgateway.core.upstream.ProxyExchange;
 import io.netty.buffer.ByteBuf;
@@ -34,15 +35,18 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
  * Terminal handler of the server pipeline. For each authenticated {@link GatewayRequest}: checks the
  * Anthropic version header (GD-2), peeks and validates the body, resolves the model (404), the key's
- * permission (403) and the endpoint/model kind (400), picks a deployment, and starts the exchange with its
- * provider. One exchange runs at a time per connection; a pipelined request waits (and reading pauses)
- * until the previous response is complete. The request is released when its exchange ends.
+ * permission (403) and the endpoint/model kind (400), admits it against the limits, and starts its exchange: a
+ * {@link RetryingExchange} that balances, retries and falls back over the model's deployments, or — for a model
+ * with one deployment, no retries and no fallback — the single exchange with that provider directly. One exchange
+ * runs at a time per connection: the {@code PipeliningGate} in front passes pipelined
+ * requests one by one (and pauses reading); a request arriving while one is active anyway waits here. The request
+ * is released when its exchange ends.
  */
 public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private static final Pattern VERSION_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
@@ -52,6 +56,8 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     private final GatewayContext gateway;
     private final ArrayDeque<GatewayRequest> waiting = new ArrayDeque<>(2);
+    /** Where every exchange of this connection reports its end (one object, not one per request). */
+    private final Consumer<Outcome> onDone = this::exchangeDone;
     private Exchange active;
     private GatewayRequest activeRequest;
     private ChannelHandlerContext ctx;
@@ -72,8 +78,7 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (active != null) {
-            waiting.add(request);
-            ctx.channel().config().setAutoRead(false);
+            waiting.add(request); // only without the pipelining gate in front (it passes one request at a time)
             return;
         }
         begin(request);
@@ -158,23 +163,73 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             record.limit(admission.refusedLimit());
             return respond(request, admission.error(), Outcome.LIMITED);
         }
-        DeploymentConfig deployment = pick(model.deployments());
+        ModelRoute route = gateway.routing().table(config).route(model.name());
+        try {
+            if (route.singleAttempt()) {
+                // One deployment, no retries, no fallback: the exchange is the attempt, with nothing around it.
+                DeploymentConfig deployment = model.deployments().get(0);
+                record.deployment(deployment.provider().name(), deployment.upstreamModel());
+                record.newAttempt();
+                return attempt(request, peek, model, deployment, AttemptHook.NONE, onDone);
+            }
+            RetryingExchange exchange = new RetryingExchange(ctx, request, route, new Attempts(request, peek), onDone);
+            exchange.prepare();
+            return exchange;
+        } catch (TranslationException e) {
+            return respond(request, e.error());
+        }
+    }
+
+    /** The attempts of one request, for its {@link RetryingExchange}. */
+    private final class Attempts implements AttemptFactory {
+        private final GatewayRequest request;
+        private final RequestPeek peek;
+
+        Attempts(GatewayRequest request, RequestPeek peek) {
+            this.request = request;
+            this.peek = peek;
+        }
+
+        @Override
+        public Exchange create(ModelConfig model, DeploymentConfig deployment, AttemptHook hook,
+                Consumer<Outcome> onDone) throws TranslationException {
+            return attempt(request, peek, model, deployment, hook, onDone);
+        }
+
+        @Override
+        public boolean accepts(ModelConfig model) {
+            return servable(request.endpoint(), peek, model);
+        }
+    }
+
+    /**
+     * Whether {@code model} would have taken this request past the checks that depend on the model's settings
+     * (done above for the requested model): the test a fallback model passes before a request falls back to it.
+     */
+    static boolean servable(Endpoint endpoint, RequestPeek peek, ModelConfig model) {
+        if (endpoint == Endpoint.MESSAGES && model.noTemperature() && peek.hasTemperature()) {
+            return false;
+        }
+        return !(endpoint == Endpoint.EMBEDDINGS && peek.dimensions() > 0 && !model.supportsDimensions());
+    }
+
+    /**
+     * One exchange of the request with one deployment of {@code model}: in-process simulator, translated, or
+     * pass-through (spliced where the deployment's settings differ from the caller's bytes). Not started.
+     */
+    private Exchange attempt(GatewayRequest request, RequestPeek peek, ModelConfig model, DeploymentConfig deployment,
+            AttemptHook hook, Consumer<Outcome> onDone) throws TranslationException {
+        Endpoint endpoint = request.endpoint();
+        boolean wantsEmbedding = endpoint == Endpoint.EMBEDDINGS;
         ProviderConfig provider = deployment.provider();
-        record.deployment(provider.name(), deployment.upstreamModel());
-        java.util.function.Consumer<Outcome> onDone = this::exchangeDone;
         if (provider.type() == ProviderType.SIMULATOR) {
             return new SimulatorExchange(ctx, request, gateway.simulator(provider), peek, deployment.upstreamModel(),
-                    onDone);
+                    hook, onDone);
         }
         if (provider.type().style() != endpoint.style()) {
-            TranslatedRequest translated;
-            try {
-                translated = Translations.request(ctx.alloc(), request, model, deployment);
-            } catch (TranslationException e) {
-                return respond(request, e.error());
-            }
+            TranslatedRequest translated = Translations.request(ctx.alloc(), request, model, deployment);
             return new ProxyExchange(ctx, request, provider, gateway.pools(), translated.body(),
-                    translated.response(), false, onDone);
+                    translated.response(), false, hook, onDone);
         }
         ResponseTranslator translator = null;
         List<BodySplicer.Edit> edits = new ArrayList<>(3);
@@ -200,7 +255,7 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
                 ? request.body().retainedDuplicate()
                 : BodySplicer.splice(ctx.alloc(), request.body(), edits.toArray(BodySplicer.Edit[]::new));
         return new ProxyExchange(ctx, request, provider, gateway.pools(), body, translator, includeUsage != null,
-                onDone);
+                hook, onDone);
     }
 
     /**
@@ -215,24 +270,6 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         long cap = peek.maxTokens() > 0 ? peek.maxTokens()
                 : model.maxOutputTokens() > 0 ? Math.min(4096, model.maxOutputTokens()) : 4096;
         return cap * Math.max(1, peek.n());
-    }
-
-    private static DeploymentConfig pick(List<DeploymentConfig> deployments) {
-        if (deployments.size() == 1) {
-            return deployments.get(0);
-        }
-        int total = 0;
-        for (DeploymentConfig d : deployments) {
-            total += d.weight();
-        }
-        int r = ThreadLocalRandom.current().nextInt(total);
-        for (DeploymentConfig d : deployments) {
-            r -= d.weight();
-            if (r < 0) {
-                return d;
-            }
-        }
-        return deployments.get(deployments.size() - 1);
     }
 
     private Exchange respond(GatewayRequest request, GatewayError error) {
@@ -275,11 +312,9 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         GatewayRequest queued = waiting.poll();
-        if (queued == null) {
-            ctx.channel().config().setAutoRead(true);
-            return;
+        if (queued != null) {
+            begin(queued);
         }
-        begin(queued);
     }
 
     @Override

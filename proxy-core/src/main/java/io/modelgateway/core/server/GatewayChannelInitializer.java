@@ -5,18 +5,24 @@ import io.modelgateway.core.observe.MetricsResponder;
 import io.modelgateway.core.observe.ResponseObserver;
 import io.modelgateway.core.route.ExchangeHandler;
 import io.modelgateway.core.route.ModelListResponder;
+import io.modelgateway.core.config.ServerConfig;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInitializer;
+import java.nio.charset.StandardCharsets;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 
 /**
  * Builds the server pipeline; reading it top to bottom is the request path:
  * <pre>
+ *   request-timeouts  raw bytes: 408 for a request trickled in too slowly, close when idle too long
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
+ *   stream-guard      keep-alive pings on idle streams (GD-11); ends answers cleanly when draining
  *   response-observer status, bytes and timings of each answer written, onto its exchange record
  *   body-aggregator   whole request body, up to max_body_bytes (413 otherwise)
+ *   pipelining-gate   one request at a time: pipelined ones wait until the answer ahead is complete
  *   metrics           GET /metrics (only when no admin listener serves it)
  *   request-router    health/ready, 404/405, FullHttpRequest → GatewayRequest
  *   key-authenticator gateway key → 401, or the key attached
@@ -26,7 +32,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
  * Keep-alive is decided per request: whoever writes a response to a request that asked for
  * {@code Connection: close} (or HTTP/1.0 without keep-alive) closes the connection after it.
  */
-public final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> {
+public final class GatewayChannelInitializer extends ChannelInitializer<Channel> {
     static final int MAX_INITIAL_LINE = 8192;
     static final int MAX_HEADER_SIZE = 16384;
 
@@ -46,19 +52,47 @@ public final class GatewayChannelInitializer extends ChannelInitializer<SocketCh
     }
 
     @Override
-    protected void initChannel(SocketChannel ch) {
+    protected void initChannel(Channel ch) {
+        init(ch);
+    }
+
+    /** Builds the pipeline of one client connection (public so tests can build it on an EmbeddedChannel). */
+    public void init(Channel ch) {
+        ServerConfig server = gateway.config().server();
+        if (server.maxConnections() > 0 && gateway.connections().size() >= server.maxConnections()) {
+            refuse(ch);
+            return;
+        }
+        gateway.connections().add(ch); // removed by the group when the channel closes
         ChannelPipeline p = ch.pipeline();
-        addHttpHandlers(p);
+        addHttpHandlers(p, server);
         addRequestHandlers(p);
     }
 
-    private void addHttpHandlers(ChannelPipeline p) {
+    /**
+     * Past the connection cap: a 503 before the request is even read (a client reads it as the answer to what it
+     * sends), then a lingering close so the kernel does not reset it away.
+     */
+    private static void refuse(Channel ch) {
+        byte[] body = ("{\"error\":{\"message\":\"The gateway is at its connection limit; retry shortly.\","
+                + "\"type\":\"server_error\",\"param\":null,\"code\":\"overloaded\"}}").getBytes(StandardCharsets.US_ASCII);
+        String head = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: "
+                + body.length + "\r\nretry-after: 1\r\nretry-after-ms: 1000\r\nconnection: close\r\n\r\n";
+        ch.writeAndFlush(Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII), body))
+                .addListener(f -> HttpResponses.lingeringClose(ch));
+    }
+
+    private void addHttpHandlers(ChannelPipeline p, ServerConfig server) {
+        RequestTimeouts timeouts = new RequestTimeouts(server.requestTimeoutMs(), server.idleTimeoutMs());
+        p.addLast(PipelineNames.REQUEST_TIMEOUTS, timeouts);
         p.addLast(PipelineNames.HTTP_CODEC, new HttpServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
+        p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard(timeouts));
         p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
+        p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());
     }
 
     private void addRequestHandlers(ChannelPipeline p) {

@@ -6,12 +6,17 @@ import io.modelgateway.core.limit.RateLimiter;
 import io.modelgateway.core.observe.ExchangeObserver;
 import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.route.Routing;
 import io.modelgateway.core.simulator.SimulatorEngine;
 import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.upstream.UpstreamPools;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 
 /**
  * What every connection of one server shares: the current immutable config (swapped whole on reload),
@@ -24,7 +29,13 @@ public final class GatewayContext {
     /** Keyed by settings (a record), so a reload that keeps a simulator's settings keeps its engine too. */
     private final Map<SimulatorSettings, SimulatorEngine> simulators = new ConcurrentHashMap<>();
     private final RateLimiter limiter;
+    /** Every open client connection of the API listener (for the drain at shutdown and the connection cap). */
+    private final ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);
+    /** API requests in progress across all connections (the cap of server.max_concurrent_requests). */
+    private final AtomicInteger exchanges = new AtomicInteger();
     private final ExchangeObserver observer;
+    /** Deployment health (cool-down, in-flight counts) and the routes of the current config; outlives reloads. */
+    private final Routing routing = new Routing();
     private volatile boolean ready = true;
 
     public GatewayContext(GatewayConfig config, UpstreamPools pools) {
@@ -43,8 +54,41 @@ public final class GatewayContext {
         return limiter;
     }
 
+    public Routing routing() {
+        return routing;
+    }
+
     public ExchangeObserver observer() {
         return observer;
+    }
+
+    public ChannelGroup connections() {
+        return connections;
+    }
+
+    /**
+     * Counts one more API request in progress unless {@code max} (0 = no cap) are already; every request counted
+     * here is uncounted by {@link #end}.
+     */
+    public boolean tryStartExchange(int max) {
+        if (max <= 0) {
+            exchanges.incrementAndGet();
+            return true;
+        }
+        while (true) {
+            int n = exchanges.get();
+            if (n >= max) {
+                return false;
+            }
+            if (exchanges.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** API requests in progress now. */
+    public int exchangesInProgress() {
+        return exchanges.get();
     }
 
     /**
@@ -56,6 +100,7 @@ public final class GatewayContext {
         if (!record.end(outcome, System.nanoTime())) {
             return;
         }
+        exchanges.decrementAndGet();
         if (request.admission() != null) {
             request.admission().settle(record.inputTokens() + record.outputTokens());
         }

@@ -6,6 +6,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.modelgateway.core.limit.RateLimiter;
 import io.modelgateway.core.observe.AccessLog;
@@ -100,6 +101,19 @@ public final class GatewayServer implements AutoCloseable {
         }
     }
 
+    private static boolean awaitClosed(ChannelGroup connections, long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!connections.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return connections.isEmpty();
+            }
+        }
+        return connections.isEmpty();
+    }
+
     public int port() {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
@@ -123,10 +137,27 @@ public final class GatewayServer implements AutoCloseable {
         return admin == null ? -1 : admin.port();
     }
 
+    /** Stops with the configured drain ({@code server.drain_timeout_ms}). */
     @Override
     public void close() {
+        close(context.config().server().drainTimeoutMs());
+    }
+
+    /**
+     * Graceful stop: {@code /ready} turns false at once and the listener stops accepting; every connection is told
+     * to drain (idle ones close now, busy ones after their answer); whatever is still open after
+     * {@code drainMillis} is ended — a stream with the style's error event (GD-10), anything else closed.
+     */
+    public void close(long drainMillis) {
         context.ready(false);
         serverChannel.close().syncUninterruptibly();
+        ChannelGroup connections = context.connections();
+        connections.forEach(ch -> ch.pipeline().fireUserEventTriggered(StreamGuard.DRAIN));
+        if (!awaitClosed(connections, drainMillis)) {
+            LOG.info("drain deadline: ending " + connections.size() + " connection(s) still busy");
+            connections.forEach(ch -> ch.pipeline().fireUserEventTriggered(StreamGuard.DRAIN_DEADLINE));
+            awaitClosed(connections, 2000);
+        }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         pools.close();
         if (admin != null) {

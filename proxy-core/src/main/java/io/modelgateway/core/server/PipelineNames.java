@@ -2,9 +2,12 @@ package io.modelgateway.core.server;
 
 /** Every handler's name in the server pipeline, in pipeline order. */
 public final class PipelineNames {
+    public static final String REQUEST_TIMEOUTS = "request-timeouts";
     public static final String HTTP_CODEC = "http-codec";
+    public static final String STREAM_GUARD = "stream-guard";
     public static final String RESPONSE_OBSERVER = "response-observer";
     public static final String BODY_AGGREGATOR = "body-aggregator";
+    public static final String PIPELINING_GATE = "pipelining-gate";
     public static final String METRICS = "metrics";
     public static final String ROUTER = "request-router";
     public static final String AUTHENTICATOR = "key-authenticator";

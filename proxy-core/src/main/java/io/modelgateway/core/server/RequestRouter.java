@@ -79,6 +79,12 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
                 methodNotAllowed(ctx, style, requestId, keepAlive, expected.name());
                 return;
             }
+            if (!gateway.tryStartExchange(gateway.config().server().maxConcurrentExchanges())) {
+                HttpResponses.sendError(ctx, style, new GatewayError(ErrorKind.OVERLOADED,
+                        "The gateway is at its limit of concurrent requests; retry shortly.", null, null),
+                        requestId, keepAlive);
+                return;
+            }
             GatewayRequest gr = new GatewayRequest(request, endpoint, style, requestId, keepAlive, start);
             gateway.observer().started(gr.record());
             ResponseObserver responses = (ResponseObserver) ctx.pipeline().get(PipelineNames.RESPONSE_OBSERVER);

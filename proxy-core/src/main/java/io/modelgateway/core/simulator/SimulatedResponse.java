@@ -54,6 +54,11 @@ public final class SimulatedResponse {
         return new SimulatedResponse(status, contentType, h, headerDelayMs, body, events, cutAtEnd);
     }
 
+    /** A copy sent after another delay (e.g. none, once the caller waited the delay out already). */
+    SimulatedResponse withHeaderDelay(long delayMs) {
+        return new SimulatedResponse(status, contentType, headers, delayMs, body, events, cutAtEnd);
+    }
+
     /** A copy of a stream with other events (e.g. without the usage chunk the caller did not ask for). */
     SimulatedResponse withEvents(List<SimEvent> events) {
         return new SimulatedResponse(status, contentType, headers, headerDelayMs, body, events, cutAtEnd);

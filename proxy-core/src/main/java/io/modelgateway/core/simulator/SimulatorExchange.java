@@ -12,7 +12,9 @@ import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.server.GatewayRequest;
 import io.modelgateway.core.server.HttpResponses;
+import io.modelgateway.core.upstream.AttemptHook;
 import io.modelgateway.core.upstream.Exchange;
+import io.modelgateway.core.upstream.UpstreamFailure;
 import io.modelgateway.core.upstream.UpstreamFailures;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -23,7 +25,9 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import io.netty.util.concurrent.ScheduledFuture;
 
 /**
  * An exchange answered by the in-process simulator (provider type {@code simulator}): the engine computes
@@ -33,6 +37,11 @@ import java.util.function.Consumer;
  *
  * <p>Accounting works as for a proxied upstream: a chat stream always asks the simulator for its usage chunk
  * and withholds it from a caller that did not ask (GD-21); the usage is read from the answer's own bytes.
+ *
+ * <p>Failures before the answer begins (an injected error status, a stream cut before its first event) are
+ * offered to the {@link AttemptHook} first, as a proxied upstream's are; an error status is offered once its
+ * simulated delay has passed, as a real upstream would have taken that long to say it. Taken over, the exchange
+ * ends without answering and without calling {@code onDone}.
  */
 public final class SimulatorExchange implements Exchange {
     private final ChannelHandlerContext ctx;
@@ -41,17 +50,27 @@ public final class SimulatorExchange implements Exchange {
     private final RequestPeek peek;
     private final String upstreamModel;
     private final Consumer<Outcome> onDone;
+    private final AttemptHook hook;
     private SimulatedResponseWriter writer;
+    /** The simulated delay before an error status is offered to the hook. */
+    private ScheduledFuture<?> failureTimer;
     private SimulatedResponse response;
     /** The answer's usage (read from its bytes before delivery), and whether it is the final count. */
     private UsageCounts usage;
     private boolean usageComplete;
-    /** Stream events before the first that carries content-free bookkeeping only; for estimates on a cut. */
+    /** For each stream event delivered, whether it carried content (not usage): what a cut stream is estimated by. */
     private List<Boolean> contentEvent;
     private boolean done;
 
     public SimulatorExchange(ChannelHandlerContext ctx, GatewayRequest request, SimulatorEngine engine,
             RequestPeek peek, String upstreamModel, Consumer<Outcome> onDone) {
+        this(ctx, request, engine, peek, upstreamModel, AttemptHook.NONE, onDone);
+    }
+
+    /** As above, offering failures before the answer began to {@code hook} first. */
+    public SimulatorExchange(ChannelHandlerContext ctx, GatewayRequest request, SimulatorEngine engine,
+            RequestPeek peek, String upstreamModel, AttemptHook hook, Consumer<Outcome> onDone) {
+        this.hook = hook;
         this.ctx = ctx;
         this.request = request;
         this.engine = engine;
@@ -69,16 +88,56 @@ public final class SimulatorExchange implements Exchange {
         response = readUsage(engine.answer(request.endpoint(), body, 0, body.length, request.headers()::get),
                 includeUsage != null);
         if (response.cutAtEnd() && (response.events() == null || response.events().isEmpty())) {
+            if (hook.onFailureBeforeHead(UpstreamFailure.LOST_BEFORE_ANSWER)) {
+                abandon();
+                return;
+            }
             // The simulated provider dies before its first byte: the caller sees what any upstream lost
             // before answering produces (GD-24), not a dropped connection.
             HttpResponses.sendError(ctx, request, UpstreamFailures.LOST_BEFORE_ANSWER, null);
             finish(Outcome.UPSTREAM_ERROR);
             return;
         }
-        request.record().upstreamHead(System.nanoTime() + response.headerDelayMs() * 1_000_000L);
-        writer = new SimulatedResponseWriter(ctx, response, request.keepAlive(), () -> finish(statusOutcome()),
+        if (response.status() == 200) {
+            hook.onAnswerStarted();
+        } else if (hook != AttemptHook.NONE) {
+            if (response.headerDelayMs() > 0) {
+                failureTimer = ctx.executor().schedule(this::failedBeforeHead, response.headerDelayMs(),
+                        TimeUnit.MILLISECONDS);
+            } else {
+                failedBeforeHead();
+            }
+            return;
+        }
+        deliver(response);
+    }
+
+    /** The simulated error status is due: offered to the hook, else delivered now (its delay is over). */
+    private void failedBeforeHead() {
+        failureTimer = null;
+        if (done) {
+            return;
+        }
+        String retryAfter = response.headers().get("retry-after");
+        if (hook.onFailureBeforeHead(UpstreamFailure.status(response.status(),
+                UpstreamFailure.retryAfterMillis(null, retryAfter, System.currentTimeMillis())))) {
+            abandon();
+            return;
+        }
+        deliver(response.withHeaderDelay(0));
+    }
+
+    private void deliver(SimulatedResponse answer) {
+        response = answer;
+        request.record().upstreamHead(System.nanoTime() + answer.headerDelayMs() * 1_000_000L);
+        writer = new SimulatedResponseWriter(ctx, answer, request.keepAlive(), () -> finish(statusOutcome()),
                 this::decorate, this::cutMidStream);
         writer.start();
+    }
+
+    /** The hook took over: nothing was written, nothing to account, no {@code onDone}. */
+    private void abandon() {
+        done = true;
     }
 
     /**
@@ -168,6 +227,10 @@ public final class SimulatorExchange implements Exchange {
 
     @Override
     public void cancel() {
+        if (failureTimer != null) {
+            failureTimer.cancel(false);
+            failureTimer = null;
+        }
         if (writer != null) {
             writer.cancel();
         }

@@ -16,7 +16,6 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -191,19 +190,21 @@ public final class SimulatorServer implements AutoCloseable {
             System.exit(1);
             return;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
             stopped.countDown();
         }, "simulator-shutdown"));
         String host = options.host().indexOf(':') >= 0 ? "[" + options.host() + "]" : options.host();
         System.out.println("simulator listening on http://" + host + ":" + server.port());
-        // The event loop threads are daemons (Transport.newGroup): main must stay until the shutdown hook
-        // has closed the server, or the JVM would exit right after the bind.
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        // The event loops run daemon threads (Transport.newGroup), so the main thread holds the JVM up until
+        // SIGTERM or Ctrl-C runs the shutdown hook.
+        while (stopped.getCount() > 0) {
+            try {
+                stopped.await();
+            } catch (InterruptedException e) {
+                // keep serving: only the shutdown hook ends the process
+            }
         }
     }
 

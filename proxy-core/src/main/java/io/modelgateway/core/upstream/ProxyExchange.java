@@ -52,6 +52,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.concurrent.TimeUnit;
+import io.netty.util.concurrent.ScheduledFuture;
 
 /**
  * A same-style exchange with an HTTP upstream (pass-through). The request body goes upstream as the caller's
@@ -61,6 +63,11 @@ import java.util.logging.Logger;
  *
  * <p>Ownership: the exchange owns {@link #upstreamBody} until it finishes; every upstream message handed to
  * {@link #onUpstreamMessage} is written to the client or released there.
+ *
+ * <p>One exchange is one attempt at one upstream. A failure before anything was written to the client (connect
+ * failure or timeout, the connection lost, an error status) is first offered to the {@link AttemptHook}; when the
+ * hook takes it over, the exchange ends silently: it releases its buffers, drains an error body so its connection
+ * can go back to the pool (or closes the connection), and never calls {@code onDone}.
  */
 public final class ProxyExchange implements Exchange, UpstreamListener {
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
@@ -85,6 +92,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private final ProviderConfig provider;
     private final UpstreamPools pools;
     private final Consumer<Outcome> onDone;
+    private final AttemptHook hook;
     /** Null for a same-style pass-through; else translates the answer into the caller's style. */
     private final ResponseTranslator translator;
     /** The gateway asked for the usage chunk the caller did not ask for: account from it, never forward it. */
@@ -106,7 +114,19 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private boolean retried;
     /** The request was written to an upstream (so a cancel before its answer may still have cost input tokens). */
     private boolean upstreamAsked;
+    /** The attempt's deadlines (provider timeouts): one timer, re-armed lazily when it fires early. */
+    private ScheduledFuture<?> watchdog;
+    private long sentNanos;
+    /** When the upstream last sent anything of its answer (the stream-idle clock). */
+    private long lastUpstreamNanos;
     private boolean done;
+    /** A failure was offered to the hook (and declined): never offer this attempt's failure twice. */
+    private boolean reported;
+    /**
+     * The hook took over an error answer: the exchange is done, but still reads the error body to its end so the
+     * connection can be pooled again (auto-read on, nobody else listening), or drops it if the upstream closes.
+     */
+    private boolean draining;
 
     /**
      * @param upstreamBody the body to send (the exchange takes ownership)
@@ -118,6 +138,14 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
             UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, boolean withholdUsageChunk,
             Consumer<Outcome> onDone) {
+        this(ctx, request, provider, pools, upstreamBody, translator, withholdUsageChunk, AttemptHook.NONE, onDone);
+    }
+
+    /** As above, offering failures before the answer began to {@code hook} first. */
+    public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
+            UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, boolean withholdUsageChunk,
+            AttemptHook hook, Consumer<Outcome> onDone) {
+        this.hook = hook;
         this.ctx = ctx;
         this.request = request;
         this.provider = provider;
@@ -149,6 +177,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             Throwable cause = f.cause();
             LOG.log(Level.FINE, "upstream connect failed", cause);
             boolean timeout = cause instanceof ConnectTimeoutException;
+            if (offer(timeout ? UpstreamFailure.CONNECT_TIMED_OUT : UpstreamFailure.CONNECT_FAILED)) {
+                return;
+            }
             failBeforeHead(timeout
                     ? new GatewayError(ErrorKind.UPSTREAM_TIMEOUT, "The upstream provider did not accept the "
                             + "connection in time.", null, null)
@@ -160,8 +191,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 (UpstreamResponseReceiver) upstream.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
         receiver.listener(this);
         upstream.config().setAutoRead(ctx.channel().isWritable());
-        request.record().upstreamSent(System.nanoTime());
+        sentNanos = System.nanoTime();
+        request.record().upstreamSent(sentNanos);
         upstreamAsked = true;
+        armWatchdog(sentNanos);
         upstream.writeAndFlush(buildRequest()).addListener((ChannelFutureListener) wf -> {
             if (!wf.isSuccess() && !done) {
                 wf.channel().close(); // onUpstreamClosed decides between retry and error
@@ -233,16 +266,16 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     @Override
     public void onUpstreamMessage(HttpObject msg) {
-        if (done) {
-            ReferenceCountUtil.release(msg);
-            return;
-        }
         try {
-            if (msg instanceof HttpResponse response) {
+            if (!done && msg instanceof HttpResponse response) {
                 onHead(response);
             }
             if (msg instanceof HttpContent content) {
-                onContent(content);
+                if (!done) {
+                    onContent(content);
+                } else if (draining && content instanceof LastHttpContent) {
+                    drained();
+                }
             }
         } finally {
             ReferenceCountUtil.release(msg);
@@ -251,11 +284,15 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     private void onHead(HttpResponse response) {
         upstreamStatus = response.status();
+        lastUpstreamNanos = System.nanoTime();
         request.record().upstreamHead(System.nanoTime());
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
         upstreamRetryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
         int code = upstreamStatus.code();
         if (code == 100) {
+            return;
+        }
+        if (code >= 400 && offerAtHead(code, response.headers())) {
             return;
         }
         String contentType = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
@@ -266,6 +303,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             return;
         }
         boolean ok = code >= 200 && code < 300;
+        if (ok) {
+            hook.onAnswerStarted();
+        }
         if (ok && contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
             scanner = new SseEventScanner(ctx.alloc());
@@ -304,6 +344,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     }
 
     private void onContent(HttpContent content) {
+        lastUpstreamNanos = System.nanoTime();
         boolean last = content instanceof LastHttpContent;
         switch (mode) {
             case RELAY -> {
@@ -449,6 +490,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     @Override
     public void onUpstreamClosed(Throwable cause) {
         if (done) {
+            if (draining) {
+                draining = false; // the error body of a taken-over attempt was cut: the connection is gone
+                upstream = null;
+            }
             return;
         }
         if (cause != null) {
@@ -465,6 +510,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
         upstream = null;
         if (!headSent) {
+            if (offer(UpstreamFailure.LOST_BEFORE_ANSWER)) {
+                return;
+            }
             failBeforeHead(UpstreamFailures.LOST_BEFORE_ANSWER);
         } else if (mode == Mode.STREAM) {
             // GD-10: the style's error event and no terminator ([DONE] / message_stop). The HTTP response
@@ -485,6 +533,125 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         } else {
             ctx.close(); // a non-stream body cut short: closing is the only honest signal left
             finish(false, Outcome.UPSTREAM_ERROR);
+        }
+    }
+
+    /**
+     * Offers a failure to the hook (once per attempt). When the hook takes over, the exchange ends here without an
+     * answer: buffers released, the connection (if any) closed.
+     */
+    private boolean offer(UpstreamFailure failure) {
+        if (reported) {
+            return false;
+        }
+        reported = true;
+        if (!hook.onFailureBeforeHead(failure)) {
+            return false;
+        }
+        abandon();
+        return true;
+    }
+
+    /**
+     * An error head offered to the hook. Taken over, its body is read to the end and dropped, so a keep-alive
+     * connection goes back to the pool rather than being closed for one small error body.
+     */
+    private boolean offerAtHead(int code, HttpHeaders headers) {
+        reported = true;
+        if (!hook.onFailureBeforeHead(UpstreamFailure.status(code, UpstreamFailure.retryAfterMillis(headers)))) {
+            return false;
+        }
+        draining = true;
+        upstream.config().setAutoRead(true); // nobody relays client writability to a drained connection
+        abandon();
+        return true;
+    }
+
+    // ------------------------------------------------------------------ timeouts (GD-9, GD-10)
+
+    private long totalDeadline() {
+        return request.startNanos() + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().totalMs());
+    }
+
+    /** The next deadline: the first byte while waiting for the head, else the idle gap; the total always. */
+    private long nextDeadline() {
+        long at = mode == Mode.WAITING
+                ? sentNanos + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().firstByteMs())
+                : lastUpstreamNanos + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().streamIdleMs());
+        return Math.min(at, totalDeadline());
+    }
+
+    private void armWatchdog(long now) {
+        watchdog = ctx.executor().schedule(this::watchdogFired, Math.max(0, nextDeadline() - now),
+                TimeUnit.NANOSECONDS);
+    }
+
+    private void cancelWatchdog() {
+        if (watchdog != null) {
+            watchdog.cancel(false);
+            watchdog = null;
+        }
+    }
+
+    /** Content arriving only moves a field; the timer looks again when it fires and sleeps on if it may. */
+    private void watchdogFired() {
+        watchdog = null;
+        if (done) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now < nextDeadline()) {
+            armWatchdog(now);
+            return;
+        }
+        boolean total = now >= totalDeadline();
+        LOG.fine(() -> "upstream " + provider.name() + " timed out (" + (total ? "total"
+                : mode == Mode.WAITING ? "first byte" : "idle") + ")");
+        if (mode == Mode.WAITING && !total && offer(UpstreamFailure.FIRST_BYTE_TIMED_OUT)) {
+            return; // the routing layer tries again elsewhere
+        }
+        if (mode == Mode.STREAM && headSent) {
+            ByteBuf rest = scanner.drainRemainder();
+            if (rest != null) {
+                rest.release();
+            }
+            if (streamTranslator != null) {
+                streamTranslator.onFailure(UpstreamFailures.TIMED_OUT_MID_STREAM, this::writeEvent);
+            } else {
+                ctx.write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(),
+                        UpstreamFailures.TIMED_OUT_MID_STREAM)));
+            }
+            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            finish(false, Outcome.UPSTREAM_ERROR);
+        } else if (headSent) {
+            ctx.close(); // a relayed body stalled half way: closing is the only honest signal left
+            finish(false, Outcome.UPSTREAM_ERROR);
+        } else {
+            failBeforeHead(UpstreamFailures.TIMED_OUT_BEFORE_ANSWER);
+        }
+    }
+
+    /** The hook took over: end without answering, without accounting, without {@code onDone}. */
+    private void abandon() {
+        cancelWatchdog();
+        done = true;
+        releaseBuffers();
+        if (!draining) {
+            closeUpstream();
+        }
+    }
+
+    /** The dropped error body of a taken-over attempt is complete: the connection may serve another request. */
+    private void drained() {
+        draining = false;
+        Channel u = upstream;
+        upstream = null;
+        if (u != null) {
+            if (upstreamKeepAlive) {
+                pools.release(u);
+            } else {
+                detachAndClose(u);
+            }
         }
     }
 
@@ -510,15 +677,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (done) {
             return;
         }
-        Channel u = upstream;
-        upstream = null;
-        if (u != null) {
-            UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) u.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
-            if (receiver != null) {
-                receiver.listener(null);
-            }
-            u.close(); // the provider stops generating (and billing) now
-        }
+        closeUpstream(); // the provider stops generating (and billing) now
         finish(false, Outcome.CANCELLED);
     }
 
@@ -558,9 +717,22 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             return;
         }
         done = true;
+        cancelWatchdog();
         account(outcome);
+        releaseBuffers();
+        if (clean && upstreamKeepAlive && upstream != null) {
+            Channel u = upstream;
+            upstream = null;
+            pools.release(u);
+        } else {
+            closeUpstream();
+        }
+        onDone.accept(outcome);
+    }
+
+    private void releaseBuffers() {
         if (scanner != null) {
-            scanner.release();
+            scanner.release(); // idempotent; the scanner stays, a feed in progress may still touch it
         }
         if (collected != null) {
             collected.release();
@@ -570,20 +742,23 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             upstreamBody.release();
             upstreamBody = null;
         }
+    }
+
+    /** Closes the upstream connection (if any) after detaching from it, so its close reports to nobody. */
+    private void closeUpstream() {
         Channel u = upstream;
         upstream = null;
         if (u != null) {
-            if (clean && upstreamKeepAlive) {
-                pools.release(u);
-            } else {
-                UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) u.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
-                if (receiver != null) {
-                    receiver.listener(null);
-                }
-                u.close();
-            }
+            detachAndClose(u);
         }
-        onDone.accept(outcome);
+    }
+
+    private static void detachAndClose(Channel u) {
+        UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) u.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
+        if (receiver != null) {
+            receiver.listener(null);
+        }
+        u.close();
     }
 
     private static void copy(HttpHeaders from, HttpHeaders to, CharSequence name) {

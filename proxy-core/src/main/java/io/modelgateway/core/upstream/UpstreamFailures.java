@@ -12,6 +12,13 @@ public final class UpstreamFailures {
     public static final GatewayError LOST_MID_STREAM =
             new GatewayError(ErrorKind.UPSTREAM_ERROR, "Upstream connection lost", null, null);
 
+    /** The upstream did not answer within its provider's timeouts (GD-9): 504, {@code timeout_error}. */
+    public static final GatewayError TIMED_OUT_BEFORE_ANSWER = new GatewayError(ErrorKind.UPSTREAM_TIMEOUT,
+            "The upstream provider did not answer in time.", null, null);
+    /** The upstream went silent mid-stream for longer than its provider's idle timeout (GD-10). */
+    public static final GatewayError TIMED_OUT_MID_STREAM = new GatewayError(ErrorKind.UPSTREAM_TIMEOUT,
+            "The upstream provider stopped sending in time.", null, null);
+
     private UpstreamFailures() {
     }
 }

@@ -226,7 +226,7 @@ class ConfigLoaderTest {
     void parse_unknownTopLevelField_listsAllowedFieldsAndSuggests() {
         assertError(withKeys("modles: {}"))
                 .hasMessage("modles: unknown field (did you mean models?); allowed: listen, max_body_bytes,"
-                        + " development_key, keys, providers, models, access_log, admin, reload (test.yaml:5)");
+                        + " development_key, keys, providers, models, access_log, admin, reload, server (test.yaml:5)");
     }
 
     @Test
@@ -924,6 +924,158 @@ class ConfigLoaderTest {
                     assertThat(c.adminListen()).hasToString("127.0.0.1:2");
                     assertThat(c.keys()).isEqualTo(loaded.keys());
                 });
+    }
+
+    // ---- routing: strategy, retries, fallbacks, cool-down
+
+    @Test
+    void parse_routing_defaults() throws Exception {
+        GatewayConfig config = parse(yaml(KEYS) + SIM_MODEL);
+
+        assertThat(config.model("sim-chat").routing()).isEqualTo(RoutingConfig.DEFAULT);
+        assertThat(RoutingConfig.DEFAULT.strategy()).isEqualTo(RoutingStrategy.WEIGHTED);
+        assertThat(RoutingConfig.DEFAULT.retries()).isEqualTo(new RetryConfig(2, 100, 2000));
+        assertThat(RoutingConfig.DEFAULT.fallbacks()).isEmpty();
+        assertThat(config.providers().get("sim").cooldown()).isEqualTo(new CooldownConfig(3, 30));
+    }
+
+    @Test
+    void parse_routing_bindsEveryField() throws Exception {
+        GatewayConfig config = parse(withKeys(
+                "providers:",
+                "  a: {type: simulator, cooldown: {failures: 5, seconds: 10}}",
+                "  b: {type: simulator, cooldown: off}",
+                "  c: {type: simulator, cooldown: {seconds: 7}}",
+                "models:",
+                "  main:",
+                "    strategy: least_inflight",
+                "    retries: {max: 4, backoff_ms: 50, max_backoff_ms: 800}",
+                "    fallbacks: [spare, last-resort]",
+                "    deployments: [{provider: a}, {provider: b}]",
+                "  spare:",
+                "    retries: {max: 0}",
+                "    deployments: [{provider: c}]",
+                "  last-resort:",
+                "    retries: {}",
+                "    deployments: [{provider: c}]"));
+
+        RoutingConfig main = config.model("main").routing();
+        assertThat(main.strategy()).isEqualTo(RoutingStrategy.LEAST_INFLIGHT);
+        assertThat(main.retries()).isEqualTo(new RetryConfig(4, 50, 800));
+        assertThat(main.fallbacks()).containsExactly("spare", "last-resort");
+        assertThat(config.model("spare").routing().retries()).isEqualTo(new RetryConfig(0, 100, 2000));
+        assertThat(config.model("last-resort").routing()).isEqualTo(RoutingConfig.DEFAULT);
+        assertThat(config.providers().get("a").cooldown()).isEqualTo(new CooldownConfig(5, 10));
+        assertThat(config.providers().get("b").cooldown()).isEqualTo(CooldownConfig.OFF);
+        assertThat(config.providers().get("b").cooldown().enabled()).isFalse();
+        assertThat(config.providers().get("c").cooldown()).isEqualTo(new CooldownConfig(3, 7));
+    }
+
+    @Test
+    void parse_retries_backoffAboveTheDefaultCap_raisesTheCap() throws Exception {
+        GatewayConfig config = parse(withKeys(
+                "providers: {sim: {type: simulator}}",
+                "models:",
+                "  m: {retries: {backoff_ms: 5000}, deployments: [{provider: sim}]}"));
+
+        assertThat(config.model("m").routing().retries()).isEqualTo(new RetryConfig(2, 5000, 5000));
+    }
+
+    @Test
+    void parse_badRouting_errorNamesFieldAndLine() {
+        String providers = "providers: {sim: {type: simulator}}";
+        assertError(withKeys(providers, "models:", "  m: {strategy: fastest, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.strategy: must be weighted or least_inflight (got 'fastest') (test.yaml:7)");
+        assertError(withKeys(providers, "models:", "  m: {retries: {max: 11}, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.retries.max: must be between 0 and 10 (test.yaml:7)");
+        assertError(withKeys(providers, "models:", "  m: {retries: {max: -1}, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.retries.max: must be between 0 and 10 (test.yaml:7)");
+        assertError(withKeys(providers, "models:", "  m:", "    retries: {backoff_ms: 500, max_backoff_ms: 100}",
+                "    deployments: [{provider: sim}]"))
+                .hasMessage("models.m.retries.max_backoff_ms: must be at least backoff_ms (500) (test.yaml:8)");
+        assertError(withKeys(providers, "models:", "  m: {retries: {max_backoff_ms: 60001}, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.retries.max_backoff_ms: must be between 1 and 60000 (test.yaml:7)");
+        assertError(withKeys(providers, "models:", "  m: {retries: {mx: 3}, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.retries.mx: unknown field (did you mean max?); allowed: max, backoff_ms,"
+                        + " max_backoff_ms (test.yaml:7)");
+        assertError(withKeys(providers, "models:", "  m: {retries: 3, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.retries: must be a mapping of fields, not a number (test.yaml:7)");
+    }
+
+    @Test
+    void parse_badFallbacks_errorNamesTheEntryAndLine() {
+        String providers = "providers: {sim: {type: simulator}}";
+        assertError(withKeys(providers, "models:",
+                "  m:",
+                "    fallbacks: [other]",
+                "    deployments: [{provider: sim}]"))
+                .hasMessage("models.m.fallbacks[0]: unknown model 'other' (test.yaml:8)");
+        assertError(withKeys(providers, "models:",
+                "  m:",
+                "    fallbacks:",
+                "      - n",
+                "      - m",
+                "    deployments: [{provider: sim}]",
+                "  n: {deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.fallbacks[1]: a model cannot fall back to itself (test.yaml:10)");
+        assertError(withKeys(providers, "models:",
+                "  m: {fallbacks: [n, n], deployments: [{provider: sim}]}",
+                "  n: {deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.fallbacks[1]: 'n' is listed twice (test.yaml:7)");
+        assertError(withKeys(providers, "models:",
+                "  m: {fallbacks: [e], deployments: [{provider: sim}]}",
+                "  e: {type: embedding, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.fallbacks[0]: 'e' is a embedding model; a fallback must have the type of the"
+                        + " model it stands in for (chat) (test.yaml:7)");
+        assertError(withKeys(providers, "models:", "  m: {fallbacks: other, deployments: [{provider: sim}]}"))
+                .hasMessage("models.m.fallbacks: must be a list, not a string (test.yaml:7)");
+    }
+
+    @Test
+    void parse_fallbacks_mayPointForwardAndAtEachOther() throws Exception {
+        // Fallbacks of fallbacks are not followed at run time, so a mutual pair is harmless and allowed.
+        GatewayConfig config = parse(withKeys("providers: {sim: {type: simulator}}", "models:",
+                "  a: {fallbacks: [b], deployments: [{provider: sim}]}",
+                "  b: {fallbacks: [a], deployments: [{provider: sim}]}"));
+
+        assertThat(config.model("a").routing().fallbacks()).containsExactly("b");
+        assertThat(config.model("b").routing().fallbacks()).containsExactly("a");
+    }
+
+    @Test
+    void parse_badCooldown_errorNamesFieldAndLine() {
+        assertError(withKeys("providers: {sim: {type: simulator, cooldown: {failures: 0}}}") + "models: {}\n")
+                .hasMessage("providers.sim.cooldown.failures: must be between 1 and 1000 (test.yaml:5)");
+        assertError(withKeys("providers: {sim: {type: simulator, cooldown: {seconds: 3601}}}"))
+                .hasMessage("providers.sim.cooldown.seconds: must be between 1 and 3600 (test.yaml:5)");
+        assertError(withKeys("providers: {sim: {type: simulator, cooldown: 30}}"))
+                .hasMessage("providers.sim.cooldown: must be off, or a mapping with failures and seconds, not a"
+                        + " number (test.yaml:5)");
+        assertError(withKeys("providers: {sim: {type: simulator, cooldown: {failure: 2}}}"))
+                .hasMessage("providers.sim.cooldown.failure: unknown field (did you mean failures?); allowed:"
+                        + " failures, seconds (test.yaml:5)");
+    }
+
+    @Test
+    void parse_tooManyDeployments_refused() {
+        StringBuilder list = new StringBuilder("[");
+        for (int i = 0; i < 65; i++) {
+            list.append(i == 0 ? "" : ", ").append("{provider: sim, model: m").append(i).append('}');
+        }
+        assertError(withKeys("providers: {sim: {type: simulator}}", "models:", "  m:",
+                "    deployments: " + list + "]"))
+                .hasMessage("models.m.deployments: at most 64 deployments per model (test.yaml:8)");
+    }
+
+    @Test
+    void oldConstructors_takeTheRoutingDefaults() {
+        ProviderConfig sim = new ProviderConfig("sim", ProviderType.SIMULATOR, null, null, Map.of(), List.of(), 1000,
+                null, "max_tokens", false);
+        ModelConfig model = new ModelConfig("m", ModelType.CHAT, List.of(new DeploymentConfig(sim, "m", 1)), 0,
+                false, false, false, LimitsConfig.NONE);
+
+        assertThat(sim.cooldown()).isEqualTo(CooldownConfig.DEFAULT);
+        assertThat(model.routing()).isEqualTo(RoutingConfig.DEFAULT);
     }
 
     /** The WARNING lines ConfigLoader logs while {@code action} runs. */

@@ -51,6 +51,31 @@ class ConnectionHandlingTest {
     }
 
     @Test
+    void pipelinedRequestsAnsweredBeforeTheExchange_waitForTheStreamAhead() throws Exception {
+        String stream = "{\"model\":\"sim-chat\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}";
+        String badKey = "POST /api/v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Authorization: Bearer sk-wrong\r\nContent-Length: 2\r\n\r\n{}";
+        String health = "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+        try (Socket s = new Socket("127.0.0.1", gw.port())) {
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            // a paced stream, then two requests the router and the authenticator answer themselves
+            out.write((request(stream, "x-sim-tps: 200\r\nx-sim-output-tokens: 20\r\n") + badKey + health)
+                    .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int done = all.indexOf("data: [DONE]");
+            int unauthorized = all.indexOf("HTTP/1.1 401");
+            int ok = all.indexOf("HTTP/1.1 200", unauthorized);
+            assertThat(all).startsWith("HTTP/1.1 200");
+            assertThat(done).isPositive();
+            assertThat(unauthorized).as("the 401 comes after the whole stream").isGreaterThan(done);
+            assertThat(ok).as("then the health answer").isGreaterThan(unauthorized);
+            assertThat(all.substring(ok)).contains("{\"status\":\"ok\"}");
+        }
+    }
+
+    @Test
     void connectionClose_onStream_closesAfterTheLastChunk() throws Exception {
         String stream = "{\"model\":\"sim-chat\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}";
         try (Socket s = new Socket("127.0.0.1", gw.port())) {

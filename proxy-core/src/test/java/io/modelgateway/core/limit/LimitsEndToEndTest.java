@@ -92,7 +92,7 @@ class LimitsEndToEndTest {
         // the other key is not affected
         assertThat(gw.call("/api/v1/chat/completions", CHAT, "authorization", "Bearer " + OTHER_KEY).statusCode())
                 .isEqualTo(200);
-        records.clear();
+        awaitEnded(5); // the records of the five calls above (each ends just after its answer is written)
         assertThat(gw.call("/api/v1/chat/completions", CHAT).statusCode()).isEqualTo(429);
         ExchangeRecord rec = records.next();
         assertThat(rec.outcome()).isEqualTo(Outcome.LIMITED);

@@ -31,6 +31,27 @@ public final class RecordingObserver implements ExchangeObserver {
         return r;
     }
 
+    /** The record of the request a response answered (by its {@code x-request-id}), waiting up to 5 s. */
+    public ExchangeRecord of(java.net.http.HttpResponse<?> response) throws InterruptedException {
+        String id = response.headers().firstValue("x-request-id").orElseThrow();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        java.util.List<ExchangeRecord> others = new java.util.ArrayList<>();
+        try {
+            while (true) {
+                ExchangeRecord r = ended.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (r == null) {
+                    throw new AssertionError("the exchange " + id + " did not end within 5 s");
+                }
+                if (r.requestId().equals(id)) {
+                    return r;
+                }
+                others.add(r);
+            }
+        } finally {
+            ended.addAll(others);
+        }
+    }
+
     /** Forgets records not yet taken. */
     public void clear() {
         ended.clear();

@@ -1,0 +1,61 @@
+package io.modelgateway.codecs.usage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import io.modelgateway.codecs.translate.Usage;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** The byte reader of usage objects agrees with the Jackson one on every shape the providers send. */
+class UsageCountsTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"prompt_tokens\":12,\"completion_tokens\":7,\"total_tokens\":19}",
+        "{ \"prompt_tokens\" : 1200 , \"completion_tokens\" : 70,\"total_tokens\":1270,\"prompt_tokens_details\":"
+                + "{\"cached_tokens\":1024,\"audio_tokens\":0},\"completion_tokens_details\":{\"reasoning_tokens\":64,"
+                + "\"audio_tokens\":0,\"accepted_prediction_tokens\":0,\"rejected_prediction_tokens\":0}}",
+        "{\"input_tokens\":10,\"cache_creation_input_tokens\":3,\"cache_read_input_tokens\":5,\"cache_creation\":"
+                + "{\"ephemeral_5m_input_tokens\":3,\"ephemeral_1h_input_tokens\":0},\"output_tokens\":8,"
+                + "\"service_tier\":\"standard\",\"server_tool_use\":null,\"x\":[1,{\"a\":\"}\"}],\"f\":1.5e3}",
+        "{\"prompt_tokens\":3,\"total_tokens\":3}",
+        "{}",
+    })
+    void byteReader_agreesWithJackson(String json) throws Exception {
+        UsageCounts bytes = new UsageCounts();
+        byte[] b = ("  " + json + "  ").getBytes(StandardCharsets.UTF_8);
+        assertThat(bytes.read(b, 2, b.length - 2)).isTrue();
+        UsageCounts jackson = new UsageCounts();
+        try (JsonParser p = new JsonFactory().createParser(json)) {
+            p.nextToken();
+            jackson.read(p);
+        }
+        assertThat(bytes.known()).isEqualTo(jackson.known());
+        if (jackson.known()) {
+            assertThat(bytes.usage()).isEqualTo(jackson.usage());
+        }
+    }
+
+    @Test
+    void byteReader_reasoningAndCache_mappedLikeTheTranslators() {
+        UsageCounts c = new UsageCounts();
+        byte[] b = ("{\"prompt_tokens\":100,\"completion_tokens\":20,\"prompt_tokens_details\":{\"cached_tokens\":40},"
+                + "\"completion_tokens_details\":{\"reasoning_tokens\":5}}").getBytes(StandardCharsets.UTF_8);
+        assertThat(c.read(b, 0, b.length)).isTrue();
+        Usage u = c.usage();
+        assertThat(u.promptTokens()).isEqualTo(100);
+        assertThat(u.cacheRead()).isEqualTo(40);
+        assertThat(u.reasoning()).isEqualTo(5);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"prompt_tokens\":", "{\"prompt_tokens\" 3}", "[1]", "{\"a\":\"unterminated}", ""})
+    void byteReader_malformed_isRefused(String json) {
+        byte[] b = json.getBytes(StandardCharsets.UTF_8);
+        assertThat(new UsageCounts().read(b, 0, b.length)).isFalse();
+    }
+}

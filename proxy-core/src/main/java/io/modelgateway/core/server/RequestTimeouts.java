@@ -1,0 +1,168 @@
+package io.modelgateway.core.server;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Ids;
+import io.modelgateway.codecs.error.ErrorBodies;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Client-side deadlines of one connection, ahead of the HTTP codec (it sees the raw bytes, so the clock of a
+ * request starts at its first byte, before its headers are complete):
+ * <ul>
+ *   <li>a request not received whole within {@code request_timeout_ms} of its first byte — headers or body
+ *       trickled in — is answered 408 in the style of its path and the connection closed (GD-9);</li>
+ *   <li>a keep-alive connection with no request in progress for {@code idle_timeout_ms} is closed quietly.</li>
+ * </ul>
+ * Whether a request is complete, and whether its answer is, comes from {@link StreamGuard} after the codec
+ * ({@link #requestReceived}, {@link #answerComplete}). One timer per connection, rescheduled lazily. The bytes
+ * pass on untouched; event-loop confined.
+ *
+ * <p>Known gap: when the end of one request and the start of the next arrive in the same read, the next one's
+ * clock starts at its next read rather than its first byte; the idle timeout still bounds such a connection.
+ */
+public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
+    private static final byte[] MESSAGES_PREFIX = "POST /api/v1/messages".getBytes(StandardCharsets.US_ASCII);
+
+    private final long requestTimeoutNanos;
+    private final long idleTimeoutNanos;
+    private ChannelHandlerContext ctx;
+    /** First byte of the request being received; 0 when none is. */
+    private long receivingSince;
+    /** Whether that request's first bytes are the start of a messages request (for the 408's style). */
+    private boolean messagesStyle;
+    /** Requests received whole whose answers are not complete. */
+    private int inProgress;
+    /** When the connection last became idle (nothing received, nothing in progress). */
+    private long idleSince;
+    private ScheduledFuture<?> timer;
+    private long timerAt;
+    private boolean timedOut;
+
+    public RequestTimeouts(long requestTimeoutMs, long idleTimeoutMs) {
+        this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
+        this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        idleSince = System.nanoTime();
+        schedule(idleSince + idleTimeoutNanos);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (timedOut) {
+            io.netty.util.ReferenceCountUtil.release(msg); // answered 408 already; the rest is not read
+            return;
+        }
+        if (receivingSince == 0 && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+            receivingSince = System.nanoTime();
+            messagesStyle = startsWith(bytes, MESSAGES_PREFIX);
+            schedule(receivingSince + requestTimeoutNanos);
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    /** A request was received whole (its last part decoded). */
+    void requestReceived() {
+        receivingSince = 0;
+        inProgress++;
+    }
+
+    /** The answer to a request was written whole. */
+    void answerComplete() {
+        if (inProgress > 0) {
+            inProgress--;
+        }
+        if (inProgress == 0 && receivingSince == 0) {
+            idleSince = System.nanoTime();
+            schedule(idleSince + idleTimeoutNanos);
+        }
+    }
+
+    private void schedule(long at) {
+        if (timer != null && timerAt <= at) {
+            return; // the earlier check will look again and reschedule
+        }
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        timerAt = at;
+        timer = ctx.executor().schedule(this::check, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    private void check() {
+        timer = null;
+        if (!ctx.channel().isActive() || timedOut) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (receivingSince != 0) {
+            if (now - receivingSince >= requestTimeoutNanos) {
+                timeOut();
+                return;
+            }
+            schedule(receivingSince + requestTimeoutNanos);
+        } else if (inProgress == 0) {
+            if (now - idleSince >= idleTimeoutNanos) {
+                ctx.close();
+                return;
+            }
+            schedule(idleSince + idleTimeoutNanos);
+        }
+        // a request in progress: its exchange's own deadlines apply; answerComplete() re-arms the idle check
+    }
+
+    /** 408 in the request's style, as raw bytes (this handler sits below the codec), then a lingering close. */
+    private void timeOut() {
+        timedOut = true;
+        ApiStyle style = messagesStyle ? ApiStyle.ANTHROPIC : ApiStyle.OPENAI;
+        String requestId = Ids.requestId();
+        GatewayError error = new GatewayError(ErrorKind.REQUEST_TIMEOUT,
+                "The request was not received in time; send the whole request within "
+                        + TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos) + " ms.", null, null);
+        ByteBuf body = ErrorBodies.body(ctx.alloc(), style, error, requestId);
+        String head = "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: "
+                + body.readableBytes() + "\r\nconnection: close\r\nx-request-id: " + requestId + "\r\nrequest-id: "
+                + requestId + "\r\n\r\n";
+        CompositeByteBuf out = ctx.alloc().compositeBuffer(2);
+        out.addComponent(true, ctx.alloc().buffer(head.length()).writeBytes(head.getBytes(StandardCharsets.US_ASCII)));
+        out.addComponent(true, body);
+        ctx.writeAndFlush(out).addListener(f -> HttpResponses.lingeringClose(ctx.channel()));
+    }
+
+    private static boolean startsWith(ByteBuf b, byte[] prefix) {
+        if (b.readableBytes() < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (b.getByte(b.readerIndex() + i) != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        ctx.fireChannelInactive();
+    }
+}
