@@ -14,3 +14,31 @@ ensure_jar() {
 java_cmd() {
   if [ -n "${JAVA_HOME:-}" ]; then echo "$JAVA_HOME/bin/java"; else echo java; fi
 }
+
+# The load generator and the benchmarks live in proxy-bench's shaded jar (it holds proxy-core too).
+bench_jar="$root/proxy-bench/target/benchmarks.jar"
+
+ensure_bench_jar() {
+  if [ ! -f "$bench_jar" ] || [ -n "$(find "$root/pom.xml" "$root"/proxy-*/pom.xml "$root"/proxy-*/src/main \
+        -type f -newer "$bench_jar" -print -quit)" ]; then
+    echo "building $bench_jar ..." >&2
+    (cd "$root" && mvn -B -q -DskipTests -pl proxy-bench -am package) >&2
+  fi
+}
+
+# Installs nginx-light and wrk from Debian's packages when a command is missing (root only; apt-get
+# update runs once per call).
+ensure_bench_tools() {
+  local missing=()
+  command -v nginx >/dev/null 2>&1 || missing+=(nginx-light)
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+  command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "need ${missing[*]}: run as root, or install them: apt-get install -y ${missing[*]}" >&2
+    return 1
+  fi
+  echo "installing ${missing[*]} ..." >&2
+  apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+}

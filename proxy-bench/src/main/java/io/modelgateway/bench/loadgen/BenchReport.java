@@ -1,0 +1,230 @@
+package io.modelgateway.bench.loadgen;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The side-by-side tables of {@code scripts/bench}: reads the load generator's JSON results of one bench
+ * run ({@code WORKLOAD.TARGET.rROUND.json} in one directory, plus {@code workloads.tsv}: name and
+ * description per line, in order), averages each target over the rounds, and prints one table per
+ * workload with the gateway/nginx ratios. Writes the same as {@code summary.md} and {@code summary.json}.
+ *
+ * <p>Targets are {@code direct} (the upstream itself), {@code nginx}, and {@code gateway-jdkNN}. "Added
+ * p50" is a proxy's p50 minus the direct p50 of the same workload: what the hop costs a caller.
+ */
+public final class BenchReport {
+    private static final Pattern RESULT = Pattern.compile("(.+)\\.([a-z0-9-]+)\\.r(\\d+)\\.json");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private BenchReport() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length == 7 && args[0].equals("--streams10k")) {
+            System.out.print(streamsRow(Path.of(args[1]), args[2], args[3], args[4], args[5], args[6]));
+            return;
+        }
+        if (args.length != 1) {
+            System.err.println("usage: BenchReport RESULTS_DIR | --streams10k RESULT.json JDK OPEN RSS_MIB USED_MIB COMMITTED_MIB");
+            System.exit(2);
+        }
+        Path dir = Path.of(args[0]);
+        String report = render(dir);
+        System.out.print(report);
+        Files.writeString(dir.resolve("summary.md"), report, StandardCharsets.UTF_8);
+        JSON.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("summary.json").toFile(), summaryJson(dir));
+    }
+
+    /** Mean over the rounds of one target on one workload. */
+    record Row(String target, int rounds, double rps, double rpsMin, double rpsMax, double p50Ms, double p99Ms,
+               double ttftP50Ms, double eventsPerSecond, double cpuUsPerRequest, long errors) {
+    }
+
+    static String render(Path dir) throws IOException {
+        StringBuilder out = new StringBuilder();
+        Map<String, String> workloads = workloads(dir);
+        Map<String, Map<String, Row>> all = load(dir, workloads);
+        for (Map.Entry<String, Map<String, Row>> w : all.entrySet()) {
+            Map<String, Row> rows = w.getValue();
+            if (rows.isEmpty()) {
+                continue;
+            }
+            int rounds = rows.values().iterator().next().rounds();
+            boolean streams = rows.values().stream().anyMatch(r -> r.eventsPerSecond() > 0);
+            out.append(String.format(Locale.ROOT, "%n### %s — %s (%d round%s)%n%n", w.getKey(),
+                    workloads.getOrDefault(w.getKey(), ""), rounds, rounds == 1 ? "" : "s"));
+            out.append(streams
+                    ? "| target | req/s (min–max) | p50 ms | p99 ms | TTFT p50 ms | events/s | proxy CPU µs/req | errors |\n"
+                      + "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+                    : "| target | req/s (min–max) | p50 ms | p99 ms | proxy CPU µs/req | errors |\n"
+                      + "|---|---:|---:|---:|---:|---:|\n");
+            for (Row r : rows.values()) {
+                out.append(String.format(Locale.ROOT, "| %s | %.0f (%.0f–%.0f) | %.3f | %.3f |", r.target(), r.rps(),
+                        r.rpsMin(), r.rpsMax(), r.p50Ms(), r.p99Ms()));
+                if (streams) {
+                    out.append(String.format(Locale.ROOT, " %.3f | %.0f |", r.ttftP50Ms(), r.eventsPerSecond()));
+                }
+                out.append(r.cpuUsPerRequest() < 0 ? " – |" : String.format(Locale.ROOT, " %.1f |",
+                        r.cpuUsPerRequest()));
+                out.append(' ').append(r.errors()).append(" |\n");
+            }
+            Row direct = rows.get("direct");
+            Row nginx = rows.get("nginx");
+            if (nginx != null && nginx.rps() > 0) {
+                for (Row gw : rows.values()) {
+                    if (!gw.target().startsWith("gateway") || gw.rps() == 0) {
+                        continue;
+                    }
+                    out.append('\n').append(ratios(gw, nginx, direct, streams));
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    private static String ratios(Row gw, Row nginx, Row direct, boolean streams) {
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%s / nginx: req/s %.2f×", gw.target(),
+                gw.rps() / nginx.rps()));
+        if (gw.cpuUsPerRequest() > 0 && nginx.cpuUsPerRequest() > 0) {
+            sb.append(String.format(Locale.ROOT, ", CPU/request %.2f×", gw.cpuUsPerRequest() / nginx.cpuUsPerRequest()));
+        }
+        if (streams && nginx.eventsPerSecond() > 0) {
+            sb.append(String.format(Locale.ROOT, ", events/s %.2f×", gw.eventsPerSecond() / nginx.eventsPerSecond()));
+        }
+        if (direct != null) {
+            double gwAdded = gw.p50Ms() - direct.p50Ms();
+            double ngAdded = nginx.p50Ms() - direct.p50Ms();
+            sb.append(String.format(Locale.ROOT, ", added p50 %.3f ms vs nginx %.3f ms", gwAdded, ngAdded));
+            if (ngAdded > 0) {
+                sb.append(String.format(Locale.ROOT, " (%.2f×)", gwAdded / ngAdded));
+            }
+        }
+        return sb.append('\n').toString();
+    }
+
+    /** One line of the streams10k table, from the load generator's JSON and what the script sampled. */
+    static String streamsRow(Path json, String jdk, String open, String rssMib, String usedMib, String committedMib)
+            throws IOException {
+        JsonNode r = JSON.readTree(json.toFile());
+        long errors = r.path("errors").asLong() + r.path("warmup_errors").asLong();
+        StringBuilder kinds = new StringBuilder();
+        r.path("errors_by_kind").fields().forEachRemaining(e -> kinds.append(kinds.length() == 0 ? " (" : ", ")
+                .append(e.getKey()).append('=').append(e.getValue().asLong()));
+        if (kinds.length() > 0) {
+            kinds.append(')');
+        }
+        return String.format(Locale.ROOT, "| %s | %s | %d%s | %d | %.0f | %.1f / %.1f | %.1f / %.1f | %s | %s | %s |%n",
+                jdk, open, errors, kinds, r.path("requests").asLong(), r.path("events_per_second").asDouble(),
+                r.path("ttft_us").path("p50").asDouble() / 1000, r.path("ttft_us").path("p99").asDouble() / 1000,
+                r.path("itl_us").path("p50").asDouble() / 1000, r.path("itl_us").path("p99").asDouble() / 1000,
+                rssMib, usedMib, committedMib);
+    }
+
+    /** Workload name → description, in the bench's order. */
+    private static Map<String, String> workloads(Path dir) throws IOException {
+        Map<String, String> w = new LinkedHashMap<>();
+        Path file = dir.resolve("workloads.tsv");
+        if (Files.exists(file)) {
+            for (String line : Files.readAllLines(file)) {
+                String[] parts = line.split("\t", 2);
+                if (!parts[0].isBlank()) {
+                    w.put(parts[0], parts.length > 1 ? parts[1] : "");
+                }
+            }
+        }
+        return w;
+    }
+
+    /** workload → target → row; workloads in the bench's order, targets direct, nginx, gateway-…. */
+    static Map<String, Map<String, Row>> load(Path dir, Map<String, String> order) throws IOException {
+        Map<String, Map<String, List<JsonNode>>> raw = new LinkedHashMap<>();
+        for (String w : order.keySet()) {
+            raw.put(w, new LinkedHashMap<>());
+        }
+        List<Path> files;
+        try (Stream<Path> s = Files.list(dir)) {
+            files = s.sorted().toList();
+        }
+        for (Path f : files) {
+            Matcher m = RESULT.matcher(f.getFileName().toString());
+            if (!m.matches()) {
+                continue;
+            }
+            raw.computeIfAbsent(m.group(1), k -> new LinkedHashMap<>())
+                    .computeIfAbsent(m.group(2), k -> new ArrayList<>())
+                    .add(JSON.readTree(f.toFile()));
+        }
+        Map<String, Map<String, Row>> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Map<String, List<JsonNode>>> w : raw.entrySet()) {
+            List<String> targets = new ArrayList<>(w.getValue().keySet());
+            targets.sort(Comparator.comparingInt(BenchReport::targetRank).thenComparing(t -> t));
+            Map<String, Row> rows = new LinkedHashMap<>();
+            for (String t : targets) {
+                rows.put(t, row(t, w.getValue().get(t)));
+            }
+            out.put(w.getKey(), rows);
+        }
+        return out;
+    }
+
+    private static int targetRank(String target) {
+        return target.equals("direct") ? 0 : target.equals("nginx") ? 1 : 2;
+    }
+
+    private static Row row(String target, List<JsonNode> runs) {
+        double rps = 0;
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        double p50 = 0;
+        double p99 = 0;
+        double ttft = 0;
+        double eps = 0;
+        double cpu = 0;
+        int cpuRuns = 0;
+        long errors = 0;
+        for (JsonNode r : runs) {
+            double v = r.path("requests_per_second").asDouble();
+            rps += v;
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+            p50 += r.path("latency_us").path("p50").asDouble() / 1000;
+            p99 += r.path("latency_us").path("p99").asDouble() / 1000;
+            ttft += r.path("ttft_us").path("p50").asDouble() / 1000;
+            eps += r.path("events_per_second").asDouble();
+            if (r.path("cpu").has("cpu_us_per_request")) {
+                cpu += r.path("cpu").path("cpu_us_per_request").asDouble();
+                cpuRuns++;
+            }
+            errors += r.path("errors").asLong() + r.path("warmup_errors").asLong();
+        }
+        int n = runs.size();
+        return new Row(target, n, rps / n, min, max, p50 / n, p99 / n, ttft / n, eps / n,
+                cpuRuns == 0 ? -1 : cpu / cpuRuns, errors);
+    }
+
+    private static ObjectNode summaryJson(Path dir) throws IOException {
+        ObjectNode root = JSON.createObjectNode();
+        for (Map.Entry<String, Map<String, Row>> w : load(dir, workloads(dir)).entrySet()) {
+            ArrayNode rows = root.putArray(w.getKey());
+            for (Row r : w.getValue().values()) {
+                rows.add(JSON.valueToTree(r));
+            }
+        }
+        return root;
+    }
+}
