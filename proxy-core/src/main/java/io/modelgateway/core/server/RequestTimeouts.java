@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>a keep-alive connection with no request in progress for {@code idle_timeout_ms} is closed quietly.</li>
  * </ul>
  * Whether a request is complete, and whether its answer is, comes from {@link StreamGuard} after the codec
- * ({@link #requestReceived}, {@link #answerComplete}). One timer per connection, rescheduled lazily. The bytes
- * pass on untouched; event-loop confined.
+ * ({@link #requestReceived}, {@link #answerComplete}). One periodic check per connection, a quarter of the
+ * shorter deadline apart, so a deadline is noticed at most 25% late and no request pays for scheduling or
+ * cancelling a timer: the request path only writes a field. The bytes pass on untouched; event-loop confined.
  *
  * <p>Known gap: when the end of one request and the start of the next arrive in the same read, the next one's
  * clock starts at its next read rather than its first byte; the idle timeout still bounds such a connection.
@@ -42,8 +43,7 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
     private int inProgress;
     /** When the connection last became idle (nothing received, nothing in progress). */
     private long idleSince;
-    private ScheduledFuture<?> timer;
-    private long timerAt;
+    private ScheduledFuture<?> ticker;
     private boolean timedOut;
 
     public RequestTimeouts(long requestTimeoutMs, long idleTimeoutMs) {
@@ -59,7 +59,8 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         idleSince = System.nanoTime();
-        schedule(idleSince + idleTimeoutNanos);
+        long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(requestTimeoutNanos, idleTimeoutNanos) / 4);
+        ticker = ctx.executor().scheduleAtFixedRate(this::check, tick, tick, TimeUnit.NANOSECONDS);
         ctx.fireChannelActive();
     }
 
@@ -72,7 +73,6 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
         if (receivingSince == 0 && msg instanceof ByteBuf bytes && bytes.isReadable()) {
             receivingSince = System.nanoTime();
             messagesStyle = startsWith(bytes, MESSAGES_PREFIX);
-            schedule(receivingSince + requestTimeoutNanos);
         }
         ctx.fireChannelRead(msg);
     }
@@ -90,41 +90,32 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
         }
         if (inProgress == 0 && receivingSince == 0) {
             idleSince = System.nanoTime();
-            schedule(idleSince + idleTimeoutNanos);
         }
-    }
-
-    private void schedule(long at) {
-        if (timer != null && timerAt <= at) {
-            return; // the earlier check will look again and reschedule
-        }
-        if (timer != null) {
-            timer.cancel(false);
-        }
-        timerAt = at;
-        timer = ctx.executor().schedule(this::check, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     private void check() {
-        timer = null;
         if (!ctx.channel().isActive() || timedOut) {
+            stopTicker();
             return;
         }
         long now = System.nanoTime();
         if (receivingSince != 0) {
             if (now - receivingSince >= requestTimeoutNanos) {
+                stopTicker();
                 timeOut();
-                return;
             }
-            schedule(receivingSince + requestTimeoutNanos);
-        } else if (inProgress == 0) {
-            if (now - idleSince >= idleTimeoutNanos) {
-                ctx.close();
-                return;
-            }
-            schedule(idleSince + idleTimeoutNanos);
+        } else if (inProgress == 0 && now - idleSince >= idleTimeoutNanos) {
+            stopTicker();
+            ctx.close();
         }
-        // a request in progress: its exchange's own deadlines apply; answerComplete() re-arms the idle check
+        // a request in progress: its exchange's own deadlines apply
+    }
+
+    private void stopTicker() {
+        if (ticker != null) {
+            ticker.cancel(false);
+            ticker = null;
+        }
     }
 
     /** 408 in the request's style, as raw bytes (this handler sits below the codec), then a lingering close. */
@@ -159,10 +150,7 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
-        }
+        stopTicker();
         ctx.fireChannelInactive();
     }
 }
