@@ -706,7 +706,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (ok && outcome == Outcome.DONE && complete) {
             Usage u = counts.usage();
             record.usage(u.promptTokens(), u.completionTokens(), ExchangeRecord.UsageSource.UPSTREAM);
-        } else if (ok || (outcome == Outcome.CANCELLED && record.upstreamLatencyNanos() == -1 && upstreamAsked)) {
+        } else if (ok || (outcome == Outcome.CANCELLED && upstreamStatus == null && upstreamAsked)) {
             Usage u = counts == null ? null : counts.usage();
             long input = u != null && u.promptTokens() > 0 ? u.promptTokens() : request.estimatedInputTokens();
             long output = streamUsage == null ? 0 : Math.max(u == null ? 0 : u.completionTokens(), streamUsage.otherEvents());
