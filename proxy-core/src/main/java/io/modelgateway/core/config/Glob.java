@@ -15,12 +15,24 @@ final class Glob {
     }
 
     static boolean matches(String pattern, String text) {
+        return matches(pattern, text, false);
+    }
+
+    /**
+     * As {@link #matches(String, String)}; with {@code foldCase}, ASCII letters of {@code text} are compared
+     * lower-cased (the pattern must already be lower case), without allocating a lower-cased copy.
+     */
+    static boolean matches(String pattern, CharSequence text, boolean foldCase) {
         int p = 0;
         int t = 0;
         int star = -1; // position of the last '*' seen in the pattern
         int resume = 0; // text position that '*' currently stretches to
         while (t < text.length()) {
-            if (p < pattern.length() && (pattern.charAt(p) == '?' || pattern.charAt(p) == text.charAt(t))) {
+            char c = text.charAt(t);
+            if (foldCase && c >= 'A' && c <= 'Z') {
+                c = (char) (c + ('a' - 'A'));
+            }
+            if (p < pattern.length() && (pattern.charAt(p) == '?' || pattern.charAt(p) == c)) {
                 p++;
                 t++;
             } else if (p < pattern.length() && pattern.charAt(p) == '*') {

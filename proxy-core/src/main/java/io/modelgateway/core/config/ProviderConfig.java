@@ -1,6 +1,7 @@
 package io.modelgateway.core.config;
 
 import io.modelgateway.core.simulator.SimulatorSettings;
+import io.netty.util.AsciiString;
 import java.net.URI;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -8,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * One upstream: where it is, how to authenticate to it and what to send besides the request.
@@ -46,10 +46,10 @@ public record ProviderConfig(
      * credentials (forwarding them would hand the gateway key to the provider) and the hop-by-hop and
      * framing headers the upstream request sets itself.
      */
-    private static final Set<String> NEVER_FORWARDED = Set.of(
+    private static final String[] NEVER_FORWARDED = {
             "authorization", "proxy-authorization", "x-api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
-            "proxy-connection", "te", "trailer", "upgrade");
+            "proxy-connection", "te", "trailer", "upgrade"};
 
     /** Without a cool-down setting: {@link CooldownConfig#DEFAULT}. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
@@ -84,15 +84,21 @@ public record ProviderConfig(
     }
 
     /**
-     * Whether the client header {@code lowerCaseName} is passed upstream. Runs per header per
-     * request: no allocation, patterns were lower-cased at load.
+     * Whether the client header {@code name} (any case) is passed upstream. Runs per header per request on the
+     * name as the decoder made it: no allocation, patterns were lower-cased at load and the name's letters are
+     * folded as they are compared.
      */
-    public boolean forwardsHeader(String lowerCaseName) {
-        if (forwardHeaders.isEmpty() || NEVER_FORWARDED.contains(lowerCaseName)) {
+    public boolean forwardsHeader(CharSequence name) {
+        if (forwardHeaders.isEmpty()) {
             return false;
         }
+        for (String never : NEVER_FORWARDED) {
+            if (AsciiString.contentEqualsIgnoreCase(never, name)) {
+                return false;
+            }
+        }
         for (int i = 0; i < forwardHeaders.size(); i++) {
-            if (Glob.matches(forwardHeaders.get(i), lowerCaseName)) {
+            if (Glob.matches(forwardHeaders.get(i), name, true)) {
                 return true;
             }
         }

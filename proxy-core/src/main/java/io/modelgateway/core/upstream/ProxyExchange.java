@@ -47,7 +47,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
-import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
 import java.util.logging.Level;
@@ -75,7 +74,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private static final AsciiString X_ACCEL_BUFFERING = AsciiString.cached("x-accel-buffering");
     private static final AsciiString ANTHROPIC_VERSION = AsciiString.cached("anthropic-version");
     private static final AsciiString ANTHROPIC_BETA = AsciiString.cached("anthropic-beta");
-    private static final String USER_AGENT = "model-gateway/0.1";
+    private static final AsciiString USER_AGENT = AsciiString.cached("model-gateway/0.1");
 
     /**
      * WAITING for the head; RELAY the upstream's body as it is; STREAM its events (spliced, or translated);
@@ -203,47 +202,40 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     }
 
     private FullHttpRequest buildRequest() {
-        URI base = provider.baseUrl();
-        String basePath = base.getRawPath() == null ? "" : base.getRawPath();
-        if (basePath.endsWith("/")) {
-            basePath = basePath.substring(0, basePath.length() - 1);
-        }
-        Endpoint endpoint = upstreamEndpoint();
+        UpstreamTarget target = pools.target(provider);
         FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
-                basePath + endpoint.upstreamSuffix(), upstreamBody.retainedDuplicate());
+                target.path(upstreamEndpoint()), upstreamBody.retainedDuplicate(),
+                UpstreamTarget.TRUSTED_HEADERS, UpstreamTarget.TRUSTED_HEADERS);
         HttpHeaders h = out.headers();
-        int port = UpstreamPools.port(base);
-        boolean defaultPort = port == ("https".equalsIgnoreCase(base.getScheme()) ? 443 : 80);
-        h.set(HttpHeaderNames.HOST, defaultPort ? base.getHost() : base.getHost() + ":" + port);
+        h.set(HttpHeaderNames.HOST, target.host);
         h.set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
         h.setInt(HttpHeaderNames.CONTENT_LENGTH, upstreamBody.readableBytes());
         h.set(HttpHeaderNames.USER_AGENT, USER_AGENT);
         h.set(HttpResponses.X_REQUEST_ID, request.requestId());
-        // Client headers the provider config asks to pass on; credentials never (API-CONTRACT 2.1).
+        // Client headers the provider config asks to pass on; credentials never (API-CONTRACT 2.1). The names
+        // are matched as the decoder made them, without lower-cased copies.
         if (!provider.forwardHeaders().isEmpty()) {
-            for (Map.Entry<String, String> e : request.headers()) {
-                String name = e.getKey().toLowerCase(Locale.ROOT);
-                if (!name.equals("authorization") && !name.equals("x-api-key") && provider.forwardsHeader(name)) {
-                    h.add(name, e.getValue());
+            java.util.Iterator<Map.Entry<CharSequence, CharSequence>> it = request.headers().iteratorCharSequence();
+            while (it.hasNext()) {
+                Map.Entry<CharSequence, CharSequence> e = it.next();
+                if (provider.forwardsHeader(e.getKey())) {
+                    h.add(AsciiString.of(e.getKey()).toLowerCase(), e.getValue());
                 }
             }
         }
-        for (Map.Entry<String, String> e : provider.headers().entrySet()) {
-            h.set(e.getKey(), e.getValue());
+        for (int i = 0; i < target.extraNames.length; i++) {
+            h.set(target.extraNames[i], target.extraValues[i]);
         }
-        String key = provider.apiKey();
         if (provider.type().style() == ApiStyle.ANTHROPIC) {
-            if (key != null) {
-                h.set("x-api-key", key);
-            }
             String version = request.headers().get(ANTHROPIC_VERSION);
             h.set(ANTHROPIC_VERSION, version != null ? version : "2023-06-01");
             String beta = request.headers().get(ANTHROPIC_BETA);
             if (beta != null) {
                 h.set(ANTHROPIC_BETA, beta);
             }
-        } else if (key != null) {
-            h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + key);
+        }
+        if (target.credentialName != null) {
+            h.set(target.credentialName, target.credentialValue);
         }
         return out;
     }
@@ -324,7 +316,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             return;
         }
         mode = Mode.RELAY;
-        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, upstreamStatus);
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, upstreamStatus, UpstreamTarget.TRUSTED_HEADERS);
         HttpHeaders h = head.headers();
         if (contentType != null) {
             h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
@@ -473,7 +465,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     }
 
     private void sendStreamHead() {
-        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, UpstreamTarget.TRUSTED_HEADERS);
         HttpHeaders h = head.headers();
         h.set(HttpHeaderNames.CONTENT_TYPE, TEXT_EVENT_STREAM);
         h.set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);

@@ -25,6 +25,7 @@ import io.netty.util.concurrent.Promise;
 import java.net.URI;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -52,10 +53,35 @@ public final class UpstreamPools implements AutoCloseable {
     private final DnsAddressResolverGroup resolver = new DnsAddressResolverGroup(
             new DnsNameResolverBuilder().datagramChannelType(Transport.datagramChannel()));
 
+    /**
+     * Per event loop, the precomputed request parts of each provider, by identity (a config reload brings new
+     * provider objects; the map is simply emptied when it has grown past what any config holds).
+     */
+    private final FastThreadLocal<IdentityHashMap<ProviderConfig, UpstreamTarget>> targets = new FastThreadLocal<>() {
+        @Override
+        protected IdentityHashMap<ProviderConfig, UpstreamTarget> initialValue() {
+            return new IdentityHashMap<>();
+        }
+    };
+    private static final int MAX_TARGETS = 256;
+
+    /** The request parts of {@code provider}, built on first use on the calling event loop. */
+    public UpstreamTarget target(ProviderConfig provider) {
+        IdentityHashMap<ProviderConfig, UpstreamTarget> map = targets.get();
+        UpstreamTarget t = map.get(provider);
+        if (t == null) {
+            if (map.size() >= MAX_TARGETS) {
+                map.clear();
+            }
+            t = new UpstreamTarget(provider);
+            map.put(provider, t);
+        }
+        return t;
+    }
+
     /** A connection for {@code provider} on {@code loop}: an idle pooled one, or a new one. */
     public Future<Channel> acquire(EventLoop loop, ProviderConfig provider) {
-        URI base = provider.baseUrl();
-        String origin = origin(base);
+        String origin = target(provider).origin;
         ArrayDeque<Channel> q = idle.get().get(origin);
         if (q != null) {
             Channel ch;
@@ -70,7 +96,7 @@ public final class UpstreamPools implements AutoCloseable {
 
     /** A new connection, bypassing the idle ones (used to retry after a stale pooled connection). */
     public Future<Channel> acquireFresh(EventLoop loop, ProviderConfig provider) {
-        return connect(loop, provider, origin(provider.baseUrl()));
+        return connect(loop, provider, target(provider).origin);
     }
 
     /** Whether the connection came from the pool (so a failure before any response may be retried). */

@@ -1,0 +1,86 @@
+package io.modelgateway.core.upstream;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.core.config.ProviderConfig;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
+import io.netty.util.AsciiString;
+import java.net.URI;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What every request to one provider carries, worked out once per provider instead of once per request: the
+ * pool key, the {@code Host} header, the request path of each endpoint, the credential header and the
+ * provider's extra headers, as {@link AsciiString}s (their hash is computed once and they are written out
+ * without encoding). {@link UpstreamPools#target} keeps one per provider per event loop.
+ *
+ * <p>The header values here were checked once, when the target was built (a config value with a line break
+ * in it fails there), so the per-request headers can be built with {@link #TRUSTED_HEADERS}, which skips
+ * Netty's per-call name and value validation. Everything else put into such headers is either ours or was
+ * validated when the client's or the upstream's request was decoded.
+ */
+public final class UpstreamTarget {
+    /** Headers made by the gateway from values already validated: no re-validation on every {@code set}. */
+    public static final HttpHeadersFactory TRUSTED_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+
+    private static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
+
+    final String origin;
+    final AsciiString host;
+    private final String[] paths = new String[Endpoint.values().length];
+    /** {@code authorization} or {@code x-api-key}; null when the provider has no key. */
+    final AsciiString credentialName;
+    final AsciiString credentialValue;
+    final AsciiString[] extraNames;
+    final AsciiString[] extraValues;
+
+    UpstreamTarget(ProviderConfig provider) {
+        URI base = provider.baseUrl();
+        this.origin = UpstreamPools.origin(base);
+        int port = UpstreamPools.port(base);
+        boolean defaultPort = port == ("https".equalsIgnoreCase(base.getScheme()) ? 443 : 80);
+        HttpHeaders checked = new DefaultHttpHeaders(); // validating: throws on a bad name or value
+        checked.set(HttpHeaderNames.HOST, defaultPort ? base.getHost() : base.getHost() + ":" + port);
+        this.host = AsciiString.of(checked.get(HttpHeaderNames.HOST));
+        String basePath = base.getRawPath() == null ? "" : base.getRawPath();
+        if (basePath.endsWith("/")) {
+            basePath = basePath.substring(0, basePath.length() - 1);
+        }
+        for (Endpoint e : Endpoint.values()) {
+            paths[e.ordinal()] = basePath + e.upstreamSuffix();
+        }
+        String key = provider.apiKey();
+        if (key == null) {
+            credentialName = null;
+            credentialValue = null;
+        } else if (provider.type().style() == ApiStyle.ANTHROPIC) {
+            checked.set(X_API_KEY, key);
+            credentialName = X_API_KEY;
+            credentialValue = AsciiString.of(key);
+        } else {
+            checked.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + key);
+            credentialName = HttpHeaderNames.AUTHORIZATION;
+            credentialValue = AsciiString.of("Bearer " + key);
+        }
+        Map<String, String> extra = provider.headers();
+        extraNames = new AsciiString[extra.size()];
+        extraValues = new AsciiString[extra.size()];
+        int i = 0;
+        for (Map.Entry<String, String> e : extra.entrySet()) {
+            checked.set(e.getKey(), e.getValue());
+            extraNames[i] = AsciiString.cached(e.getKey().toLowerCase(Locale.ROOT));
+            extraValues[i] = AsciiString.of(e.getValue());
+            i++;
+        }
+    }
+
+    /** The request path for {@code endpoint} on this provider (base URL path + the endpoint's suffix). */
+    String path(Endpoint endpoint) {
+        return paths[endpoint.ordinal()];
+    }
+}
