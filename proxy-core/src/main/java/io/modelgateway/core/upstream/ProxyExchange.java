@@ -140,6 +140,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private long sentNanos;
     /** When the upstream last sent anything of its answer (the stream-idle clock). */
     private long lastUpstreamNanos;
+    /**
+     * The gateway stopped reading the upstream because the client does not take what it has (auto-read off): the
+     * upstream's silence is then ours, so the idle clock does not run (the whole-exchange deadline still does).
+     */
+    private boolean pausedByClient;
     private boolean done;
     /** A failure was offered to the hook (and declined): never offer this attempt's failure twice. */
     private boolean reported;
@@ -211,7 +216,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         UpstreamResponseReceiver receiver =
                 (UpstreamResponseReceiver) upstream.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
         receiver.listener(this);
-        upstream.config().setAutoRead(ctx.channel().isWritable());
+        pausedByClient = !ctx.channel().isWritable();
+        upstream.config().setAutoRead(!pausedByClient);
         sentNanos = System.nanoTime();
         request.record().upstreamSent(sentNanos);
         upstreamAsked = true;
@@ -706,6 +712,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     /** The next deadline: the first byte while waiting for the head, else the idle gap; the total always. */
     private long nextDeadline() {
+        if (pausedByClient && mode != Mode.WAITING) {
+            return totalDeadline();
+        }
         long at = mode == Mode.WAITING
                 ? sentNanos + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().firstByteMs())
                 : lastUpstreamNanos + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().streamIdleMs());
@@ -799,6 +808,16 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     @Override
     public void clientWritabilityChanged(boolean writable) {
         if (upstream != null && !done) {
+            if (pausedByClient && writable) {
+                // The idle clock starts again from here; a timer set for the total deadline while paused must not
+                // be the next look.
+                lastUpstreamNanos = System.nanoTime();
+                if (watchdog != null) {
+                    cancelWatchdog();
+                    armWatchdog(lastUpstreamNanos);
+                }
+            }
+            pausedByClient = !writable;
             upstream.config().setAutoRead(writable);
         }
     }
