@@ -106,4 +106,50 @@ class BodyUsageScannerTest {
         }
         return s.counts();
     }
+
+    private static boolean wellFormed(String... pieces) {
+        BodyUsageScanner s = new BodyUsageScanner();
+        for (String p : pieces) {
+            s.feed(Unpooled.wrappedBuffer(p.getBytes(StandardCharsets.UTF_8)));
+        }
+        return s.wellFormed();
+    }
+
+    @Test
+    void wellFormed_wholeAnswerCutAtEveryByte_trueForTheWhole_falseForEveryPrefix() {
+        byte[] bytes = CHAT.getBytes(StandardCharsets.UTF_8);
+        for (int cut = 0; cut <= bytes.length; cut++) {
+            BodyUsageScanner whole = new BodyUsageScanner();
+            whole.feed(Unpooled.wrappedBuffer(bytes, 0, cut));
+            whole.feed(Unpooled.wrappedBuffer(bytes, cut, bytes.length - cut));
+            assertThat(whole.wellFormed()).as("split at %d", cut).isTrue();
+            if (cut < bytes.length) {
+                BodyUsageScanner prefix = new BodyUsageScanner();
+                prefix.feed(Unpooled.wrappedBuffer(bytes, 0, cut));
+                assertThat(prefix.wellFormed()).as("only the first %d bytes", cut).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void wellFormed_whitespaceAroundAndArrays_ok() {
+        assertThat(wellFormed(" \r\n\t{\"a\":[1,{\"b\":\"}]\\\"\"}]}\n\n")).isTrue();
+        assertThat(wellFormed("[1,2,", "[3]]")).isTrue();
+        assertThat(wellFormed("{}")).isTrue();
+    }
+
+    @Test
+    void wellFormed_garbage_false() {
+        assertThat(wellFormed("")).as("empty").isFalse();
+        assertThat(wellFormed("   ")).as("blank").isFalse();
+        assertThat(wellFormed("<html>{}</html>")).as("html").isFalse();
+        assertThat(wellFormed("\"just a string\"")).as("top-level string").isFalse();
+        assertThat(wellFormed("42")).as("top-level number").isFalse();
+        assertThat(wellFormed("{\"a\":1}}")).as("one close too many").isFalse();
+        assertThat(wellFormed("{\"a\":1}{\"b\":2}")).as("two answers glued").isFalse();
+        assertThat(wellFormed("{\"a\":1} x")).as("trailing text").isFalse();
+        assertThat(wellFormed("{\"a\":\"}")).as("inside a string").isFalse();
+        assertThat(wellFormed("{\"id\":\"chat")).as("cut").isFalse();
+        assertThat(wellFormed("]{")).as("close first").isFalse();
+    }
 }

@@ -224,7 +224,7 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         ProviderConfig provider = deployment.provider();
         if (provider.type() == ProviderType.SIMULATOR) {
             return new SimulatorExchange(ctx, request, gateway.simulator(provider), peek, deployment.upstreamModel(),
-                    hook, onDone);
+                    provider.timeouts().streamIdleMs(), hook, onDone);
         }
         if (provider.type().style() != endpoint.style()) {
             TranslatedRequest translated = Translations.request(ctx.alloc(), request, model, deployment);

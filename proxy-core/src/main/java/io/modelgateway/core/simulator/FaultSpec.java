@@ -9,16 +9,24 @@ import java.util.Locale;
  *   <li>{@code delay_ms=200} — wait this long before the response headers;</li>
  *   <li>{@code error_after=5} — in a stream, send the style's error event after 5 content events, then end;</li>
  *   <li>{@code cut_after=5} — in a stream, close the connection after 5 content events (no terminator);</li>
+ *   <li>{@code stall_after=5} — in a stream, stop after 5 content events but keep the connection open (no
+ *       terminator, no close), as a provider that hangs; a non-stream answer sends its head and then nothing;</li>
+ *   <li>{@code malformed=K} — the answer's JSON is broken: a non-stream answer is a 200 whose body is the real
+ *       body cut in half (any K); in a stream the K-th content event's data is cut in half (K = 0: the very first
+ *       event), and the stream then goes on as if nothing happened;</li>
  *   <li>{@code retry_after=2} — with {@code status}, also send {@code Retry-After: 2}.</li>
  * </ul>
+ * When several of {@code error_after}, {@code cut_after}, {@code stall_after} are set, the smallest count wins
+ * ({@code error_after}, then {@code cut_after} on a tie).
  * Used by the config validator and by the {@code x-sim-fault} request header.
  */
-public record FaultSpec(int status, long delayMs, int errorAfter, int cutAfter, int retryAfter) {
+public record FaultSpec(int status, long delayMs, int errorAfter, int cutAfter, int retryAfter, int stallAfter,
+        int malformed) {
 
-    public static final FaultSpec NONE = new FaultSpec(0, 0, -1, -1, -1);
+    public static final FaultSpec NONE = new FaultSpec(0, 0, -1, -1, -1, -1, -1);
 
     public boolean isNone() {
-        return status == 0 && delayMs == 0 && errorAfter < 0 && cutAfter < 0;
+        return status == 0 && delayMs == 0 && errorAfter < 0 && cutAfter < 0 && stallAfter < 0 && malformed < 0;
     }
 
     public static FaultSpec parse(String spec) {
@@ -30,6 +38,8 @@ public record FaultSpec(int status, long delayMs, int errorAfter, int cutAfter, 
         int errorAfter = -1;
         int cutAfter = -1;
         int retryAfter = -1;
+        int stallAfter = -1;
+        int malformed = -1;
         for (String part : spec.split("[,;]")) {
             String p = part.trim();
             if (p.isEmpty()) {
@@ -60,10 +70,12 @@ public record FaultSpec(int status, long delayMs, int errorAfter, int cutAfter, 
                 case "error_after" -> errorAfter = (int) Math.min(value, Integer.MAX_VALUE);
                 case "cut_after" -> cutAfter = (int) Math.min(value, Integer.MAX_VALUE);
                 case "retry_after" -> retryAfter = (int) Math.min(value, Integer.MAX_VALUE);
+                case "stall_after" -> stallAfter = (int) Math.min(value, Integer.MAX_VALUE);
+                case "malformed" -> malformed = (int) Math.min(value, Integer.MAX_VALUE);
                 default -> throw new IllegalArgumentException("fault: unknown key '" + key
-                        + "' (status, delay_ms, error_after, cut_after, retry_after)");
+                        + "' (status, delay_ms, error_after, cut_after, stall_after, malformed, retry_after)");
             }
         }
-        return new FaultSpec(status, delayMs, errorAfter, cutAfter, retryAfter);
+        return new FaultSpec(status, delayMs, errorAfter, cutAfter, retryAfter, stallAfter, malformed);
     }
 }

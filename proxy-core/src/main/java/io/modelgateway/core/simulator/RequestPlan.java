@@ -1,6 +1,7 @@
 package io.modelgateway.core.simulator;
 
 import io.modelgateway.codecs.ApiStyle;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -10,27 +11,66 @@ import java.util.Map;
  *
  * <p>Faults on a non-stream answer: {@code error_after} turns it into a 500 with the style's error
  * body; {@code cut_after} sends a 200 head and then closes the connection with an empty, unfinished
- * body (events empty, {@link SimulatedResponse#cutAtEnd()}). When both are set the smaller count
- * wins, {@code error_after} on a tie — the same rule as in streams.
+ * body (events empty, {@link SimulatedResponse#cutAtEnd()}); {@code stall_after} sends a 200 head and
+ * then nothing, the connection left open ({@link SimulatedResponse#stallAtEnd()}); {@code malformed}
+ * sends the first half of the real body as a complete 200 answer. When several endings are set the
+ * smaller count wins, {@code error_after} then {@code cut_after} on a tie — the same rule as in streams.
  */
 record RequestPlan(long ttftMs, double tokensPerSecond, Integer outputTokens, FaultSpec fault) {
+
+    /** How an answer ends: as generated, with the style's error, cut (connection closed), or stalled (left open). */
+    enum Ending { COMPLETE, ERROR, CUT, STALL }
 
     long perTokenNanos() {
         return tokensPerSecond == 0 || Double.isInfinite(tokensPerSecond) ? 0 : (long) (1e9 / tokensPerSecond);
     }
 
-    boolean errorsBeforeCut() {
-        return fault.errorAfter() >= 0 && (fault.cutAfter() < 0 || fault.errorAfter() <= fault.cutAfter());
+    /** The injected ending with the smallest count (error, then cut, then stall on a tie). */
+    Ending ending() {
+        Ending e = Ending.COMPLETE;
+        long k = Long.MAX_VALUE;
+        if (fault.errorAfter() >= 0) {
+            e = Ending.ERROR;
+            k = fault.errorAfter();
+        }
+        if (fault.cutAfter() >= 0 && fault.cutAfter() < k) {
+            e = Ending.CUT;
+            k = fault.cutAfter();
+        }
+        if (fault.stallAfter() >= 0 && fault.stallAfter() < k) {
+            e = Ending.STALL;
+        }
+        return e;
+    }
+
+    /** The content-event count after which {@link #ending()} applies. */
+    int endAfter() {
+        return switch (ending()) {
+            case ERROR -> fault.errorAfter();
+            case CUT -> fault.cutAfter();
+            case STALL -> fault.stallAfter();
+            case COMPLETE -> -1;
+        };
     }
 
     SimulatedResponse nonStream(ApiStyle style, Map<String, String> headers, byte[] body) {
         long delay = ttftMs + fault.delayMs();
-        if (errorsBeforeCut()) {
-            return SimErrors.response(style, 500, "The simulator injected an error (error_after="
-                    + fault.errorAfter() + ")", null, null, delay, -1);
+        switch (ending()) {
+            case ERROR -> {
+                return SimErrors.response(style, 500, "The simulator injected an error (error_after="
+                        + fault.errorAfter() + ")", null, null, delay, -1);
+            }
+            case CUT -> {
+                return SimulatedResponse.stream(SimulatedResponse.JSON, headers, delay, List.of(), true);
+            }
+            case STALL -> {
+                return SimulatedResponse.stalled(SimulatedResponse.JSON, headers, delay, List.of());
+            }
+            default -> {
+            }
         }
-        if (fault.cutAfter() >= 0) {
-            return SimulatedResponse.stream(SimulatedResponse.JSON, headers, delay, List.of(), true);
+        if (fault.malformed() >= 0) {
+            return SimulatedResponse.full(200, headers, delay, Arrays.copyOf(body, body.length / 2));
         }
         return SimulatedResponse.full(200, headers, delay, body);
     }

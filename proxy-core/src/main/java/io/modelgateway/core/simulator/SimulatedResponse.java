@@ -12,7 +12,8 @@ import java.util.Map;
  * ({@link #events()} is null) sends {@link #body()} with a content length. A stream
  * ({@link #events()} not null, possibly empty) uses chunked encoding: each event is written and
  * flushed after its own delay, then the body is ended normally — unless {@link #cutAtEnd()}, in
- * which case the connection is closed abruptly after the last event, without the terminating chunk.
+ * which case the connection is closed abruptly after the last event, without the terminating chunk, or
+ * {@link #stallAtEnd()}, in which case nothing more is sent and the connection stays open (a hung provider).
  */
 public final class SimulatedResponse {
 
@@ -26,9 +27,10 @@ public final class SimulatedResponse {
     private final byte[] body;
     private final List<SimEvent> events;
     private final boolean cutAtEnd;
+    private final boolean stallAtEnd;
 
     private SimulatedResponse(int status, String contentType, Map<String, String> headers, long headerDelayMs,
-                              byte[] body, List<SimEvent> events, boolean cutAtEnd) {
+                              byte[] body, List<SimEvent> events, boolean cutAtEnd, boolean stallAtEnd) {
         this.status = status;
         this.contentType = contentType;
         this.headers = Map.copyOf(headers);
@@ -36,32 +38,44 @@ public final class SimulatedResponse {
         this.body = body;
         this.events = events == null ? null : List.copyOf(events);
         this.cutAtEnd = cutAtEnd;
+        this.stallAtEnd = stallAtEnd;
     }
 
     static SimulatedResponse full(int status, Map<String, String> headers, long headerDelayMs, byte[] body) {
-        return new SimulatedResponse(status, JSON, headers, headerDelayMs, body, null, false);
+        return new SimulatedResponse(status, JSON, headers, headerDelayMs, body, null, false, false);
     }
 
     static SimulatedResponse stream(String contentType, Map<String, String> headers, long headerDelayMs,
                                     List<SimEvent> events, boolean cutAtEnd) {
-        return new SimulatedResponse(200, contentType, headers, headerDelayMs, null, events, cutAtEnd);
+        return new SimulatedResponse(200, contentType, headers, headerDelayMs, null, events, cutAtEnd, false);
+    }
+
+    /** A stream (or a chunked body) that sends its events and then hangs: no terminator, no close. */
+    static SimulatedResponse stalled(String contentType, Map<String, String> headers, long headerDelayMs,
+                                     List<SimEvent> events) {
+        return new SimulatedResponse(200, contentType, headers, headerDelayMs, null, events, false, true);
     }
 
     /** A copy with one more header (e.g. {@code allow} on a 405). */
     SimulatedResponse withHeader(String name, String value) {
         Map<String, String> h = new HashMap<>(headers);
         h.put(name, value);
-        return new SimulatedResponse(status, contentType, h, headerDelayMs, body, events, cutAtEnd);
+        return new SimulatedResponse(status, contentType, h, headerDelayMs, body, events, cutAtEnd, stallAtEnd);
     }
 
     /** A copy sent after another delay (e.g. none, once the caller waited the delay out already). */
     SimulatedResponse withHeaderDelay(long delayMs) {
-        return new SimulatedResponse(status, contentType, headers, delayMs, body, events, cutAtEnd);
+        return new SimulatedResponse(status, contentType, headers, delayMs, body, events, cutAtEnd, stallAtEnd);
     }
 
     /** A copy of a stream with other events (e.g. without the usage chunk the caller did not ask for). */
     SimulatedResponse withEvents(List<SimEvent> events) {
-        return new SimulatedResponse(status, contentType, headers, headerDelayMs, body, events, cutAtEnd);
+        return new SimulatedResponse(status, contentType, headers, headerDelayMs, body, events, cutAtEnd, stallAtEnd);
+    }
+
+    /** A copy of a stream that sends only {@code events} and is then cut (the gateway stops it there). */
+    SimulatedResponse cutBefore(List<SimEvent> events) {
+        return new SimulatedResponse(status, contentType, headers, headerDelayMs, body, events, true, false);
     }
 
     public int status() {
@@ -100,5 +114,10 @@ public final class SimulatedResponse {
     /** After the last event, close the connection abruptly (no terminating chunk, no terminator event). */
     public boolean cutAtEnd() {
         return cutAtEnd;
+    }
+
+    /** After the last event, send nothing more and keep the connection open (a provider that hangs). */
+    public boolean stallAtEnd() {
+        return stallAtEnd;
     }
 }

@@ -35,7 +35,8 @@ import java.util.function.Consumer;
  * handed to {@code write}, which releases it. At the end: the chunked body's last chunk and
  * {@code onDone}, or a close when the connection is not kept alive, the write failed, or the
  * response says {@link SimulatedResponse#cutAtEnd() cut} (then no last chunk: the client sees a
- * truncated body).
+ * truncated body). A response that {@link SimulatedResponse#stallAtEnd() stalls} just stops after its
+ * last event: no last chunk, no close, only {@code onStall} (when given) is told.
  */
 final class SimulatedResponseWriter {
 
@@ -45,6 +46,7 @@ final class SimulatedResponseWriter {
     private final Runnable onDone;
     private final Consumer<HttpHeaders> decorator;
     private final Runnable onCut;
+    private final Runnable onStall;
 
     private int next;
     private boolean delayElapsed;
@@ -54,7 +56,7 @@ final class SimulatedResponseWriter {
     private ChannelFuture lastWrite;
 
     SimulatedResponseWriter(ChannelHandlerContext ctx, SimulatedResponse response, boolean keepAlive, Runnable onDone) {
-        this(ctx, response, keepAlive, onDone, null, null);
+        this(ctx, response, keepAlive, onDone, null, null, null);
     }
 
     /**
@@ -62,15 +64,18 @@ final class SimulatedResponseWriter {
      *                  own request id and retry headers there)
      * @param onCut     null to close the connection where the response is cut (a standalone upstream dying);
      *                  else called instead, after the events before the cut were written
+     * @param onStall   null, or called once a stalling response has written its last event (the writer then
+     *                  does nothing more)
      */
     SimulatedResponseWriter(ChannelHandlerContext ctx, SimulatedResponse response, boolean keepAlive, Runnable onDone,
-            Consumer<HttpHeaders> decorator, Runnable onCut) {
+            Consumer<HttpHeaders> decorator, Runnable onCut, Runnable onStall) {
         this.ctx = ctx;
         this.response = response;
         this.keepAlive = keepAlive;
         this.onDone = onDone;
         this.decorator = decorator;
         this.onCut = onCut;
+        this.onStall = onStall;
     }
 
     void start() {
@@ -167,7 +172,12 @@ final class SimulatedResponseWriter {
         if (stopped()) {
             return;
         }
-        if (response.cutAtEnd() && onCut != null) {
+        if (response.stallAtEnd()) {
+            // A hung provider: what was sent stays sent, the connection stays open, nothing else happens.
+            if (onStall != null) {
+                onStall.run();
+            }
+        } else if (response.cutAtEnd() && onCut != null) {
             onCut.run();
         } else if (response.cutAtEnd()) {
             // Close once what was promised went out: the client reads k events, then EOF mid-body.

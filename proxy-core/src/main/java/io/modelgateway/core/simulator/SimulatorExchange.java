@@ -5,9 +5,11 @@ import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.json.BodySplicer;
 import io.modelgateway.codecs.json.RequestPeek;
 import io.modelgateway.codecs.translate.Usage;
+import io.modelgateway.codecs.sse.SseDataCheck;
 import io.modelgateway.codecs.usage.BodyUsageScanner;
 import io.modelgateway.codecs.usage.StreamUsageTracker;
 import io.modelgateway.codecs.usage.UsageCounts;
+import io.modelgateway.core.config.TimeoutsConfig;
 import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.server.GatewayRequest;
@@ -42,6 +44,11 @@ import io.netty.util.concurrent.ScheduledFuture;
  * offered to the {@link AttemptHook} first, as a proxied upstream's are; an error status is offered once its
  * simulated delay has passed, as a real upstream would have taken that long to say it. Taken over, the exchange
  * ends without answering and without calling {@code onDone}.
+ *
+ * <p>The answer's bytes are checked as a proxied upstream's are: a non-stream 200 whose JSON is not well formed
+ * becomes a 502, a stream event whose data is not JSON ends the stream there with the style's error event. A
+ * simulated provider that hangs ({@code stall_after}) is given up after the provider's {@code stream_idle_ms}:
+ * mid-stream with the style's timeout error event, before a non-stream body with a 504.
  */
 public final class SimulatorExchange implements Exchange {
     private final ChannelHandlerContext ctx;
@@ -61,6 +68,13 @@ public final class SimulatorExchange implements Exchange {
     /** For each stream event delivered, whether it carried content (not usage): what a cut stream is estimated by. */
     private List<Boolean> contentEvent;
     private boolean done;
+    /** A non-stream 200 answer's body passed the structural JSON check (streams: see {@link #malformedCut}). */
+    private boolean bodyWellFormed = true;
+    /** Milliseconds a hung answer is waited for (the provider's stream_idle_ms), and the timer doing it. */
+    private final long idleMs;
+    private ScheduledFuture<?> idleTimer;
+    /** The stream was cut where the answer turned malformed (not where the simulated provider died). */
+    private boolean malformedCut;
 
     public SimulatorExchange(ChannelHandlerContext ctx, GatewayRequest request, SimulatorEngine engine,
             RequestPeek peek, String upstreamModel, Consumer<Outcome> onDone) {
@@ -70,6 +84,13 @@ public final class SimulatorExchange implements Exchange {
     /** As above, offering failures before the answer began to {@code hook} first. */
     public SimulatorExchange(ChannelHandlerContext ctx, GatewayRequest request, SimulatorEngine engine,
             RequestPeek peek, String upstreamModel, AttemptHook hook, Consumer<Outcome> onDone) {
+        this(ctx, request, engine, peek, upstreamModel, TimeoutsConfig.DEFAULT.streamIdleMs(), hook, onDone);
+    }
+
+    /** As above; a hung simulated answer is given up after {@code idleMs}. */
+    public SimulatorExchange(ChannelHandlerContext ctx, GatewayRequest request, SimulatorEngine engine,
+            RequestPeek peek, String upstreamModel, long idleMs, AttemptHook hook, Consumer<Outcome> onDone) {
+        this.idleMs = idleMs;
         this.hook = hook;
         this.ctx = ctx;
         this.request = request;
@@ -88,14 +109,35 @@ public final class SimulatorExchange implements Exchange {
         response = readUsage(engine.answer(request.endpoint(), body, 0, body.length, request.headers()::get),
                 includeUsage != null);
         if (response.cutAtEnd() && (response.events() == null || response.events().isEmpty())) {
-            if (hook.onFailureBeforeHead(UpstreamFailure.LOST_BEFORE_ANSWER)) {
+            if (!malformedCut && hook.onFailureBeforeHead(UpstreamFailure.LOST_BEFORE_ANSWER)) {
                 abandon();
                 return;
             }
             // The simulated provider dies before its first byte: the caller sees what any upstream lost
             // before answering produces (GD-24), not a dropped connection.
-            HttpResponses.sendError(ctx, request, UpstreamFailures.LOST_BEFORE_ANSWER, null);
+            HttpResponses.sendError(ctx, request, malformedCut ? UpstreamFailures.MALFORMED_ANSWER
+                    : UpstreamFailures.LOST_BEFORE_ANSWER, null);
             finish(Outcome.UPSTREAM_ERROR);
+            return;
+        }
+        if (response.status() == 200 && !response.isStream() && !bodyWellFormed) {
+            hook.onAnswerStarted();
+            HttpResponses.sendError(ctx, request, UpstreamFailures.MALFORMED_ANSWER, null);
+            finish(Outcome.UPSTREAM_ERROR);
+            return;
+        }
+        if (response.stallAtEnd() && response.events().isEmpty()) {
+            // A non-stream answer that hangs after its head: as the proxy holds a body until it is complete, the
+            // caller sees nothing until the idle timeout, then a 504 (GD-9).
+            hook.onAnswerStarted();
+            request.record().upstreamHead(System.nanoTime() + response.headerDelayMs() * 1_000_000L);
+            idleTimer = ctx.executor().schedule(() -> {
+                idleTimer = null;
+                if (!done) {
+                    HttpResponses.sendError(ctx, request, UpstreamFailures.TIMED_OUT_BEFORE_ANSWER, null);
+                    finish(Outcome.UPSTREAM_ERROR);
+                }
+            }, response.headerDelayMs() + idleMs, TimeUnit.MILLISECONDS);
             return;
         }
         if (response.status() == 200) {
@@ -131,7 +173,7 @@ public final class SimulatorExchange implements Exchange {
         response = answer;
         request.record().upstreamHead(System.nanoTime() + answer.headerDelayMs() * 1_000_000L);
         writer = new SimulatedResponseWriter(ctx, answer, request.keepAlive(), () -> finish(statusOutcome()),
-                this::decorate, this::cutMidStream);
+                this::decorate, this::cutMidStream, this::stalledMidStream);
         writer.start();
     }
 
@@ -151,6 +193,7 @@ public final class SimulatorExchange implements Exchange {
         if (!answer.isStream()) {
             BodyUsageScanner scanner = new BodyUsageScanner();
             scanner.feed(Unpooled.wrappedBuffer(answer.body()));
+            bodyWellFormed = scanner.wellFormed();
             usage = scanner.counts();
             usageComplete = usage != null;
             return answer;
@@ -159,8 +202,16 @@ public final class SimulatorExchange implements Exchange {
         List<SimEvent> kept = new ArrayList<>(answer.events().size());
         contentEvent = new ArrayList<>(answer.events().size());
         for (SimEvent e : answer.events()) {
+            ByteBuf bytes = Unpooled.wrappedBuffer(e.bytes());
+            if (!SseDataCheck.plausible(bytes)) {
+                // What the proxy does with a malformed upstream event: the events before it, then the error event.
+                malformedCut = true;
+                usage = tracker.counts();
+                usageComplete = false;
+                return answer.cutBefore(kept);
+            }
             int before = tracker.otherEvents();
-            boolean usageOnly = tracker.onEvent(Unpooled.wrappedBuffer(e.bytes()));
+            boolean usageOnly = tracker.onEvent(bytes);
             if (usageOnly && withholdUsageChunk) {
                 continue;
             }
@@ -177,10 +228,27 @@ public final class SimulatorExchange implements Exchange {
      * lost mid-stream produces: the style's error event and a properly ended response, no terminator (GD-10).
      */
     private void cutMidStream() {
-        ByteBuf event = ErrorBodies.streamEvent(ctx.alloc(), request.style(), UpstreamFailures.LOST_MID_STREAM);
+        ByteBuf event = ErrorBodies.streamEvent(ctx.alloc(), request.style(),
+                malformedCut ? UpstreamFailures.MALFORMED_EVENT : UpstreamFailures.LOST_MID_STREAM);
         ctx.write(new DefaultHttpContent(event));
         ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
         finish(Outcome.UPSTREAM_ERROR);
+    }
+
+    /**
+     * The simulated provider hangs mid-stream: after the provider's idle timeout the caller gets what a proxied
+     * upstream gone silent produces: the style's timeout error event, no terminator (GD-10).
+     */
+    private void stalledMidStream() {
+        idleTimer = ctx.executor().schedule(() -> {
+            idleTimer = null;
+            if (!done) {
+                ctx.write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(),
+                        UpstreamFailures.TIMED_OUT_MID_STREAM)));
+                ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+                finish(Outcome.UPSTREAM_ERROR);
+            }
+        }, idleMs, TimeUnit.MILLISECONDS);
     }
 
     /** The body the simulator sees: the caller's, with the deployment's model name when it differs (GD-17). */
@@ -231,6 +299,7 @@ public final class SimulatorExchange implements Exchange {
             failureTimer.cancel(false);
             failureTimer = null;
         }
+        cancelIdleTimer();
         if (writer != null) {
             writer.cancel();
         }
@@ -265,11 +334,19 @@ public final class SimulatorExchange implements Exchange {
         record.usage(input, output, ExchangeRecord.UsageSource.ESTIMATED);
     }
 
+    private void cancelIdleTimer() {
+        if (idleTimer != null) {
+            idleTimer.cancel(false);
+            idleTimer = null;
+        }
+    }
+
     private void finish(Outcome outcome) {
         if (done) {
             return;
         }
         done = true;
+        cancelIdleTimer();
         account(outcome);
         onDone.accept(outcome);
     }

@@ -211,6 +211,6 @@ public final class SimulatorServer implements AutoCloseable {
     private static void usage(PrintStream out) {
         out.println("usage: simulator [--listen HOST:PORT] [--api-key KEY] [--ttft-ms N] [--tps X]"
                 + " [--output-tokens N] [--fault SPEC]");
-        out.println("  SPEC: status=503,delay_ms=10,error_after=5,cut_after=5,retry_after=2");
+        out.println("  SPEC: status=503,delay_ms=10,error_after=5,cut_after=5,stall_after=5,malformed=1,retry_after=2");
     }
 }

@@ -18,7 +18,10 @@ import java.util.Map;
  * <p>Faults: {@code error_after=k} / {@code cut_after=k} end the stream right after the k-th content
  * event (after the last one when the answer is shorter, so an injected fault always fires; k = 0
  * keeps only the events before the first content). Everything after that point is dropped: an error
- * event in the style replaces it, or the connection is cut.
+ * event in the style replaces it, or the connection is cut. {@code stall_after=k} drops it too, but
+ * then sends nothing more and keeps the connection open. {@code malformed=k} breaks the k-th content
+ * event (the last one when shorter; k = 0: the first event of the stream): its data line keeps only the
+ * first half of its JSON, so it is no longer JSON; the events after it go out unchanged.
  */
 final class StreamDraft {
 
@@ -49,15 +52,11 @@ final class StreamDraft {
     SimulatedResponse build(RequestPlan plan, Map<String, String> headers) {
         FaultSpec fault = plan.fault();
         int end = events.size();
-        boolean error = false;
-        boolean cut = false;
-        if (plan.errorsBeforeCut()) {
-            end = positionAfter(fault.errorAfter());
-            error = true;
-        } else if (fault.cutAfter() >= 0) {
-            end = positionAfter(fault.cutAfter());
-            cut = true;
+        RequestPlan.Ending ending = plan.ending();
+        if (ending != RequestPlan.Ending.COMPLETE) {
+            end = positionAfter(plan.endAfter());
         }
+        int broken = fault.malformed() < 0 ? -1 : fault.malformed() == 0 ? 0 : positionAfter(fault.malformed()) - 1;
         long ttft = plan.ttftMs() * 1_000_000L;
         long perToken = plan.perTokenNanos();
         List<SimEvent> out = new ArrayList<>(end + 1);
@@ -70,13 +69,51 @@ final class StreamDraft {
                 delay = perToken;
                 lastRound = rounds[i];
             }
-            out.add(new SimEvent(delay, events.get(i)));
+            out.add(new SimEvent(delay, i == broken ? malformed(events.get(i)) : events.get(i)));
         }
-        if (error) {
+        if (ending == RequestPlan.Ending.ERROR) {
             out.add(new SimEvent(0, SimErrors.streamErrorEvent(style,
                     "The simulator injected a stream error (error_after=" + fault.errorAfter() + ")")));
         }
-        return SimulatedResponse.stream(SimulatedResponse.EVENT_STREAM, headers, fault.delayMs(), out, cut);
+        if (ending == RequestPlan.Ending.STALL) {
+            return SimulatedResponse.stalled(SimulatedResponse.EVENT_STREAM, headers, fault.delayMs(), out);
+        }
+        return SimulatedResponse.stream(SimulatedResponse.EVENT_STREAM, headers, fault.delayMs(), out,
+                ending == RequestPlan.Ending.CUT);
+    }
+
+    /** The event with its {@code data:} payload cut to its first half (framing kept, so it is still one event). */
+    static byte[] malformed(byte[] event) {
+        int data = indexOf(event, "data:".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        if (data < 0) {
+            return event;
+        }
+        int from = data + 5;
+        if (from < event.length && event[from] == ' ') {
+            from++;
+        }
+        int to = from;
+        while (to < event.length && event[to] != '\n') {
+            to++;
+        }
+        int keep = from + Math.max(1, (to - from) / 2);
+        byte[] out = new byte[keep + (event.length - to)];
+        System.arraycopy(event, 0, out, 0, keep);
+        System.arraycopy(event, to, out, keep, event.length - to);
+        return out;
+    }
+
+    private static int indexOf(byte[] bytes, byte[] what) {
+        outer:
+        for (int i = 0; i + what.length <= bytes.length; i++) {
+            for (int j = 0; j < what.length; j++) {
+                if (bytes[i + j] != what[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     /** The number of events to keep so that exactly {@code k} content events are sent (or all of them). */

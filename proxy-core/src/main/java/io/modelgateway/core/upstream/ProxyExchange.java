@@ -9,6 +9,7 @@ import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.server.GatewayRequest;
 import io.modelgateway.core.server.HttpResponses;
 import io.modelgateway.core.server.PipelineNames;
+import io.modelgateway.codecs.sse.SseDataCheck;
 import io.modelgateway.codecs.sse.SseEventScanner;
 import io.modelgateway.codecs.translate.ErrorTranslator;
 import io.modelgateway.codecs.translate.ResponseTranslator;
@@ -25,6 +26,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -32,6 +34,7 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -61,7 +64,15 @@ import io.netty.util.concurrent.ScheduledFuture;
  * (DESIGN rules 2–3). Everything runs on the client's event loop, which is also the upstream connection's.
  *
  * <p>Ownership: the exchange owns {@link #upstreamBody} until it finishes; every upstream message handed to
- * {@link #onUpstreamMessage} is written to the client or released there.
+ * {@link #onUpstreamMessage} is written to the client or released there; pieces of a 2xx body held back
+ * ({@link #held}) are retained and owned by the exchange until written or released.
+ *
+ * <p>Garbage (API-CONTRACT 7.3): a relayed 2xx body is held, head included, until it is complete or passes
+ * {@link #HOLD_LIMIT}; a complete body that is not structurally well-formed JSON ({@link BodyUsageScanner#wellFormed})
+ * becomes a 502 in the caller's style. A larger body is relayed once the limit is passed; if it turns out malformed
+ * at its end, its last piece is not sent and the client connection is closed, so the caller never sees a clean 2xx
+ * with garbage. A stream event whose data is not JSON ({@link SseDataCheck}) ends the caller's stream with the
+ * style's error event (or a 502 when nothing was sent yet, GD-24).
  *
  * <p>One exchange is one attempt at one upstream. A failure before anything was written to the client (connect
  * failure or timeout, the connection lost, an error status) is first offered to the {@link AttemptHook}; when the
@@ -83,6 +94,12 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
      */
     private enum Mode { WAITING, RELAY, STREAM, COLLECT, DISCARD }
 
+    /**
+     * Largest 2xx body held back until it is complete, to check it is JSON before the caller sees the head. Chat
+     * and messages answers fit; long embeddings lists pass it and are relayed from there on.
+     */
+    static final int HOLD_LIMIT = 64 * 1024;
+
     /** Largest upstream body collected for translation (answers and errors; embeddings may be large). */
     private static final int MAX_COLLECTED_BYTES = 64 * 1024 * 1024;
 
@@ -102,6 +119,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private StreamTranslator streamTranslator;
     private CompositeByteBuf collected;
     private ByteBuf upstreamBody;
+    /** The head of a 2xx relayed body, not yet sent (the body is held until complete or large); null once sent. */
+    private HttpResponse heldHead;
+    /** The pieces of that body so far: one retained piece, or a composite of them; null when none. */
+    private ByteBuf held;
     private Channel upstream;
     private SseEventScanner scanner;
     private Mode mode = Mode.WAITING;
@@ -118,6 +139,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private long sentNanos;
     /** When the upstream last sent anything of its answer (the stream-idle clock). */
     private long lastUpstreamNanos;
+    /**
+     * The gateway stopped reading the upstream because the client does not take what it has (auto-read off): the
+     * upstream's silence is then ours, so the idle clock does not run (the whole-exchange deadline still does).
+     */
+    private boolean pausedByClient;
     private boolean done;
     /** A failure was offered to the hook (and declined): never offer this attempt's failure twice. */
     private boolean reported;
@@ -189,7 +215,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         UpstreamResponseReceiver receiver =
                 (UpstreamResponseReceiver) upstream.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
         receiver.listener(this);
-        upstream.config().setAutoRead(ctx.channel().isWritable());
+        pausedByClient = !ctx.channel().isWritable();
+        upstream.config().setAutoRead(!pausedByClient);
         sentNanos = System.nanoTime();
         request.record().upstreamSent(sentNanos);
         upstreamAsked = true;
@@ -331,6 +358,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         HttpResponses.ensureRetryHeaders(h, code);
         request.decorate(h);
         HttpUtil.setKeepAlive(head, request.keepAlive());
+        if (ok && code != 204) {
+            heldHead = head; // sent with the body once it is known to be JSON, or once it is large
+            return;
+        }
         headSent = true;
         ctx.write(head);
     }
@@ -340,19 +371,32 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         boolean last = content instanceof LastHttpContent;
         switch (mode) {
             case RELAY -> {
+                ByteBuf c = content.content();
                 if (bodyUsage != null) {
-                    bodyUsage.feed(content.content());
+                    bodyUsage.feed(c);
                 }
-                if (last) {
-                    ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultLastHttpContent(
-                            content.content().retain()));
+                if (heldHead != null) {
+                    hold(c, last);
+                } else if (last) {
+                    if (bodyUsage != null && !bodyUsage.wellFormed()) {
+                        // Too late for a 502: withhold the end, so the caller sees a response cut short.
+                        LOG.warning("upstream " + provider.name() + " sent a malformed answer (past the hold limit)");
+                        ctx.close();
+                        finish(false, Outcome.UPSTREAM_ERROR);
+                        return;
+                    }
+                    ctx.writeAndFlush(new DefaultLastHttpContent(c.retain()));
                     finish(true, statusOutcome());
-                } else if (content.content().isReadable()) {
-                    ctx.write(new DefaultHttpContent(content.content().retain()));
+                } else if (c.isReadable()) {
+                    ctx.write(new DefaultHttpContent(c.retain()));
                 }
             }
             case STREAM -> {
                 scanner.feed(content.content(), streamTranslator == null ? this::passEvent : this::translateEvent);
+                if (done) {
+                    scanner.release(); // an event ended the exchange (malformed); drop what the feed kept after it
+                    return;
+                }
                 if (last) {
                     ByteBuf rest = scanner.drainRemainder();
                     if (rest != null) {
@@ -360,6 +404,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                             passEvent(rest);
                         } else {
                             translateEvent(rest);
+                        }
+                        if (done) {
+                            return;
                         }
                     }
                     if (streamTranslator != null) {
@@ -401,8 +448,62 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
     }
 
+    /**
+     * A piece of a held 2xx body. The common case — head and whole body in one read, one piece — holds that piece
+     * as it is (no copy, no composite) and sends it with the head.
+     */
+    private void hold(ByteBuf piece, boolean last) {
+        if (piece.isReadable()) {
+            if (held == null) {
+                held = piece.retain();
+            } else {
+                if (!(held instanceof CompositeByteBuf)) {
+                    CompositeByteBuf pieces = ctx.alloc().compositeBuffer(16);
+                    pieces.addComponent(true, held);
+                    held = pieces;
+                }
+                ((CompositeByteBuf) held).addComponent(true, piece.retain());
+            }
+        }
+        if (last) {
+            if (!bodyUsage.wellFormed()) {
+                LOG.warning("upstream " + provider.name() + " sent a malformed answer (" + upstreamStatus.code() + ")");
+                failBeforeHead(UpstreamFailures.MALFORMED_ANSWER); // releases what is held, closes the upstream
+                return;
+            }
+            sendHeld(true);
+            finish(true, statusOutcome());
+        } else if (held != null && held.readableBytes() > HOLD_LIMIT) {
+            sendHeld(false); // a large answer: relayed from here on, checked at its end
+        }
+    }
+
+    /** The held head and body pieces go out (the body as the last content when it is complete). */
+    private void sendHeld(boolean complete) {
+        HttpResponse head = heldHead;
+        ByteBuf body = held != null ? held : Unpooled.EMPTY_BUFFER;
+        heldHead = null;
+        held = null;
+        headSent = true;
+        ctx.write(head);
+        if (complete) {
+            ctx.writeAndFlush(new DefaultLastHttpContent(body));
+        } else {
+            ctx.write(new DefaultHttpContent(body));
+        }
+    }
+
     /** One upstream event as it is (pass-through): to the client, unless it is a usage chunk we withhold. */
     private void passEvent(ByteBuf event) {
+        if (done) {
+            event.release(); // the exchange ended on an earlier event of the same read
+            return;
+        }
+        if (!SseDataCheck.plausible(event)) {
+            event.release();
+            malformedEvent();
+            return;
+        }
         if (streamUsage.onEvent(event) && withholdUsageChunk) {
             event.release(); // counted above; the caller did not ask for it (GD-21)
             return;
@@ -410,8 +511,39 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         writeEvent(event);
     }
 
+    /**
+     * The upstream sent an event whose data is not JSON: nothing after it can be trusted. Before anything was sent,
+     * a 502 (GD-24); else the style's error event after what was delivered, no terminator (GD-10). Either way the
+     * upstream connection is closed and the exchange is an upstream error, accounted with what was delivered.
+     */
+    private void malformedEvent() {
+        LOG.warning("upstream " + provider.name() + " sent a malformed stream event");
+        if (!headSent) {
+            failBeforeHead(UpstreamFailures.MALFORMED_ANSWER);
+            return;
+        }
+        // Bytes the scanner holds after this event are dropped when the exchange ends (releaseBuffers).
+        if (streamTranslator != null) {
+            streamTranslator.onFailure(UpstreamFailures.MALFORMED_EVENT, this::writeEvent);
+        } else {
+            ctx.write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(),
+                    UpstreamFailures.MALFORMED_EVENT)));
+        }
+        ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        finish(false, Outcome.UPSTREAM_ERROR);
+    }
+
     /** One upstream event through the stream translator; its outputs go to the client one by one. */
     private void translateEvent(ByteBuf event) {
+        if (done) {
+            event.release();
+            return;
+        }
+        if (!SseDataCheck.plausible(event)) {
+            event.release();
+            malformedEvent();
+            return;
+        }
         streamUsage.onEvent(event);
         try {
             streamTranslator.onEvent(event, this::writeEvent);
@@ -572,6 +704,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     /** The next deadline: the first byte while waiting for the head, else the idle gap; the total always. */
     private long nextDeadline() {
+        if (pausedByClient && mode != Mode.WAITING) {
+            return totalDeadline();
+        }
         long at = mode == Mode.WAITING
                 ? sentNanos + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().firstByteMs())
                 : lastUpstreamNanos + TimeUnit.MILLISECONDS.toNanos(provider.timeouts().streamIdleMs());
@@ -665,6 +800,16 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     @Override
     public void clientWritabilityChanged(boolean writable) {
         if (upstream != null && !done) {
+            if (pausedByClient && writable) {
+                // The idle clock starts again from here; a timer set for the total deadline while paused must not
+                // be the next look.
+                lastUpstreamNanos = System.nanoTime();
+                if (watchdog != null) {
+                    cancelWatchdog();
+                    armWatchdog(lastUpstreamNanos);
+                }
+            }
+            pausedByClient = !writable;
             upstream.config().setAutoRead(writable);
         }
     }
@@ -734,6 +879,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (collected != null) {
             collected.release();
             collected = null;
+        }
+        heldHead = null;
+        if (held != null) {
+            held.release();
+            held = null;
         }
         if (upstreamBody != null) {
             upstreamBody.release();

@@ -254,4 +254,67 @@ class PassThroughTest {
             assertThat(r.body()).contains("overloaded_error");
         }
     }
+
+    private static Script jsonPieces(String... pieces) {
+        java.util.List<byte[]> p = new java.util.ArrayList<>();
+        for (String piece : pieces) {
+            p.add(piece.getBytes(StandardCharsets.UTF_8));
+        }
+        return new Script(200, java.util.Map.of("content-type", "application/json"), p, 0, -1);
+    }
+
+    private static final String NON_STREAM_BODY = "{\"model\":\"up-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    private static final String ANSWER_HEAD = "{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+            + "\"message\":{\"role\":\"assistant\",\"content\":\"";
+    private static final String ANSWER_TAIL = "\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,"
+            + "\"completion_tokens\":2,\"total_tokens\":5}}";
+
+    @Test
+    void answerInSeveralPieces_heldThenRelayedWhole_andTheConnectionIsPooled() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> jsonPieces(ANSWER_HEAD, "hel", "lo", ANSWER_TAIL));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            for (int i = 0; i < 2; i++) {
+                HttpResponse<String> r = gw.call(CHAT, NON_STREAM_BODY);
+                assertThat(r.statusCode()).isEqualTo(200);
+                assertThat(r.body()).isEqualTo(ANSWER_HEAD + "hello" + ANSWER_TAIL);
+            }
+            assertThat(up.connections.get()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void malformedAnswerInPieces_502UpstreamError() throws Exception {
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> jsonPieces(ANSWER_HEAD, "hel", "lo\"}"));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(CHAT, NON_STREAM_BODY);
+            assertThat(r.statusCode()).isEqualTo(502);
+            assertThat(r.body()).contains("\"code\":\"upstream_error\"").contains("malformed answer");
+        }
+    }
+
+    @Test
+    void largeAnswer_pastTheHoldLimit_relayedWhole() throws Exception {
+        String text = "x".repeat(100_000);
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> jsonPieces(ANSWER_HEAD, text.substring(0, 50_000),
+                text.substring(50_000), ANSWER_TAIL));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            HttpResponse<String> r = gw.call(CHAT, NON_STREAM_BODY);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo(ANSWER_HEAD + text + ANSWER_TAIL);
+        }
+    }
+
+    @Test
+    void largeMalformedAnswer_pastTheHoldLimit_isCutShortNeverEndedCleanly() throws Exception {
+        String text = "x".repeat(100_000);
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> r.body().contains("again")
+                ? jsonPieces(ANSWER_HEAD, "ok", ANSWER_TAIL)
+                : jsonPieces(ANSWER_HEAD, text.substring(0, 50_000), text.substring(50_000), "\"}}]"));
+                TestGateway gw = TestGateway.start(config(up, ""))) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.call(CHAT, NON_STREAM_BODY))
+                    .isInstanceOf(java.io.IOException.class);
+            assertThat(gw.call(CHAT, NON_STREAM_BODY.replace("hi", "again")).statusCode())
+                    .as("the gateway keeps serving").isEqualTo(200);
+        }
+    }
 }

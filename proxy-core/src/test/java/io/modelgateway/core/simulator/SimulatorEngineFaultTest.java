@@ -206,4 +206,83 @@ class SimulatorEngineFaultTest {
         assertThat(body(answer(engine, Endpoint.CHAT_COMPLETIONS, chatRequest(""), "X-Sim-Output-Tokens", "9"))
                 .path("usage").path("completion_tokens").asInt()).isEqualTo(9);
     }
+
+    @Test
+    void answer_stallAfter_keepsKContentEventsThenStallsWithoutTerminator() {
+        SimulatedResponse chat = answer(Endpoint.CHAT_COMPLETIONS, CHAT_STREAM, "x-sim-fault", "stall_after=3");
+        SimulatedResponse messages = answer(Endpoint.MESSAGES, MESSAGES_STREAM, "x-sim-fault", "stall_after=2");
+
+        assertThat(chat.stallAtEnd()).isTrue();
+        assertThat(chat.cutAtEnd()).isFalse();
+        List<Sse> chatEvents = events(chat);
+        assertThat(chatContentEvents(chatEvents)).isEqualTo(3);
+        assertThat(chatEvents).hasSize(4).noneMatch(e -> e.data().equals("[DONE]") || e.json().has("error"));
+        assertThat(messages.stallAtEnd()).isTrue();
+        assertThat(events(messages)).noneMatch(e -> "message_stop".equals(e.event()) || "error".equals(e.event()));
+        assertThat(events(messages).stream().filter(e -> "content_block_delta".equals(e.event())).count()).isEqualTo(2);
+    }
+
+    @Test
+    void answer_stallAfterOnNonStream_headThenNothing_andSmallerCountWins() {
+        SimulatedResponse stalled = answer(Endpoint.CHAT_COMPLETIONS, chatRequest(""), "x-sim-fault", "stall_after=1");
+        SimulatedResponse cutFirst = answer(Endpoint.CHAT_COMPLETIONS, CHAT_STREAM, "x-sim-fault", "stall_after=3,cut_after=2");
+
+        assertThat(stalled.status()).isEqualTo(200);
+        assertThat(stalled.contentType()).isEqualTo(SimulatedResponse.JSON);
+        assertThat(stalled.body()).isNull();
+        assertThat(stalled.events()).isEmpty();
+        assertThat(stalled.stallAtEnd()).isTrue();
+        assertThat(cutFirst.cutAtEnd()).isTrue();
+        assertThat(cutFirst.stallAtEnd()).isFalse();
+        assertThat(chatContentEvents(events(cutFirst))).isEqualTo(2);
+    }
+
+    @Test
+    void answer_malformedNonStream_a200WithTheFirstHalfOfTheBody() {
+        SimulatedResponse good = answer(Endpoint.MESSAGES, messagesRequest(""));
+        SimulatedResponse bad = answer(Endpoint.MESSAGES, messagesRequest(""), "x-sim-fault", "malformed=1");
+
+        assertThat(bad.status()).isEqualTo(200);
+        assertThat(bad.contentType()).isEqualTo(SimulatedResponse.JSON);
+        assertThat(bad.body()).hasSize(good.body().length / 2);
+        // Ids are random: compare what follows the id.
+        String g = new String(good.body(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        String b = new String(bad.body(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertThat(b).startsWith("{\"id\":\"msg_");
+        assertThat(g.substring(g.indexOf(",\"type\""))).startsWith(b.substring(b.indexOf(",\"type\"")));
+    }
+
+    @Test
+    void answer_malformedStream_theKthContentEventIsNotJson_theRestUnchanged() {
+        SimulatedResponse good = answer(Endpoint.CHAT_COMPLETIONS, CHAT_STREAM);
+        SimulatedResponse bad = answer(Endpoint.CHAT_COMPLETIONS, CHAT_STREAM, "x-sim-fault", "malformed=2");
+        SimulatedResponse first = answer(Endpoint.MESSAGES, MESSAGES_STREAM, "x-sim-fault", "malformed=0");
+
+        assertThat(bad.events()).hasSameSizeAs(good.events());
+        assertThat(bad.cutAtEnd()).isFalse();
+        for (int i = 0; i < good.events().size(); i++) {
+            String g = new String(good.events().get(i).bytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String b = new String(bad.events().get(i).bytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (i == 2) { // role chunk, 1st content chunk, then the 2nd content chunk
+                assertThat(b).startsWith("data: {").endsWith("\n\n").isNotEqualTo(g);
+                assertThat(b).hasSize(6 + (g.length() - 8) / 2 + 2); // "data: " + half the JSON + the blank line
+                assertThat(b.trim()).doesNotEndWith("}");
+            } else {
+                assertThat(b).hasSameSizeAs(g).endsWith(g.substring(Math.max(0, g.indexOf(",\"object\""))));
+            }
+        }
+        String msgStart = new String(first.events().get(0).bytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(msgStart).startsWith("event: message_start\ndata: {").endsWith("\n\n");
+        assertThat(msgStart.trim()).doesNotEndWith("}");
+        assertThat(new String(first.events().get(first.events().size() - 1).bytes(),
+                java.nio.charset.StandardCharsets.UTF_8)).startsWith("event: message_stop");
+    }
+
+    @Test
+    void parse_unknownKey_listsEveryKey() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> FaultSpec.parse("explode=1"))
+                .hasMessageContaining("stall_after").hasMessageContaining("malformed");
+        assertThat(FaultSpec.parse("stall_after=2,malformed=0")).isEqualTo(new FaultSpec(0, 0, -1, -1, -1, 2, 0));
+        assertThat(FaultSpec.parse("malformed=1").isNone()).isFalse();
+    }
 }

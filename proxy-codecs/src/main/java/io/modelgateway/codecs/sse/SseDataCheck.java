@@ -1,0 +1,75 @@
+package io.modelgateway.codecs.sse;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * A constant-cost sanity check of one complete server-sent event from a JSON-speaking provider: its first
+ * {@code data:} payload must open with {@code {} (after the optional space) or be {@code [DONE]}, and the event's
+ * last line must close with {@code }} (or {@code ]} for {@code [DONE]}). It looks at the event's first lines up to
+ * the data and at its last bytes only — never at the JSON in between — so it cannot prove an event well-formed;
+ * it catches a payload cut short or text that is not JSON, which is what a broken upstream sends. Events with no
+ * {@code data:} line (comments, keep-alives) pass. Stateless.
+ */
+public final class SseDataCheck {
+    private SseDataCheck() {
+    }
+
+    /** Whether the event (its readable bytes, untouched) plausibly carries JSON (or the [DONE] marker). */
+    public static boolean plausible(ByteBuf event) {
+        int start = event.readerIndex();
+        int end = event.writerIndex();
+        int line = start;
+        int data = -1;
+        while (line < end) {
+            if (startsWith(event, line, end, "data:")) {
+                data = line + 5;
+                break;
+            }
+            int nl = event.indexOf(line, end, (byte) '\n');
+            if (nl < 0) {
+                return true; // a single line that is not data: nothing to check
+            }
+            line = nl + 1;
+        }
+        if (data < 0) {
+            return true;
+        }
+        if (data < end && event.getByte(data) == ' ') {
+            data++;
+        }
+        if (data >= end) {
+            return false;
+        }
+        byte first = event.getByte(data);
+        boolean done = first == '[' && startsWith(event, data, end, "[DONE]");
+        if (first != '{' && !done) {
+            return false;
+        }
+        int last = end - 1;
+        while (last > data && (event.getByte(last) == '\n' || event.getByte(last) == '\r')) {
+            last--;
+        }
+        byte b = event.getByte(last);
+        if (b == (done ? ']' : '}')) {
+            return true;
+        }
+        // A trailing id:/retry: line or comment after the data is legal SSE: only a data line must end the JSON.
+        int lineStart = last;
+        while (lineStart > data && event.getByte(lineStart - 1) != '\n' && event.getByte(lineStart - 1) != '\r') {
+            lineStart--;
+        }
+        return lineStart > data && !startsWith(event, lineStart, end, "data:");
+    }
+
+    private static boolean startsWith(ByteBuf buf, int at, int end, String prefix) {
+        if (end - at < prefix.length()) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length(); i++) {
+            if (buf.getByte(at + i) != prefix.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
