@@ -15,6 +15,15 @@ java_cmd() {
   if [ -n "${JAVA_HOME:-}" ]; then echo "$JAVA_HOME/bin/java"; else echo java; fi
 }
 
+# unsafe_opt JAVA: the option that lets Netty use sun.misc.Unsafe on JDK 24 and later, where it is otherwise
+# off (JEP 498; Netty 4.2 then takes slower paths for direct memory); nothing on older JDKs, which refuse
+# the option.
+unsafe_opt() {
+  local major
+  major=$("$1" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
+  if [ -n "$major" ] && [ "$major" -ge 24 ] 2>/dev/null; then echo "--sun-misc-unsafe-memory-access=allow"; fi
+}
+
 # The load generator and the benchmarks live in proxy-bench's shaded jar (it holds proxy-core too).
 bench_jar="$root/proxy-bench/target/benchmarks.jar"
 
