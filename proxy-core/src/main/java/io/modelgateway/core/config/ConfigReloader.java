@@ -347,7 +347,15 @@ public final class ConfigReloader implements AutoCloseable {
             return;
         }
         try {
-            previousHupHandler = Hup.install(wakeups::release);
+            Object previous = Hup.install(wakeups::release);
+            if (Hup.ignored(previous)) {
+                // The process started with SIGHUP ignored (nohup, some supervisors): the JVM then leaves it
+                // ignored and never calls a handler, so saying SIGHUP reloads would be a lie.
+                LOG.log(Level.INFO, "SIGHUP is ignored in this process (started under nohup?), so it cannot "
+                        + "trigger a config reload; edits of " + file + " still do when reload.watch is on");
+                return;
+            }
+            previousHupHandler = previous;
             hupInstalled = true;
         } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
             // No HUP on this platform (Windows), the JVM reserves it (-Xrs), or jdk.unsupported is left out
@@ -378,6 +386,11 @@ public final class ConfigReloader implements AutoCloseable {
         /** Runs {@code onSignal} on the JVM's signal thread, which must only hand the work on. */
         static Object install(Runnable onSignal) {
             return sun.misc.Signal.handle(SIGNAL, signal -> onSignal.run());
+        }
+
+        /** Whether the handler {@link #install} replaced says the signal is ignored (ours then never runs). */
+        static boolean ignored(Object previous) {
+            return previous == sun.misc.SignalHandler.SIG_IGN;
         }
 
         static void restore(Object previous) {
