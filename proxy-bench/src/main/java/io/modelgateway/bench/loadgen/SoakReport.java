@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * The per-workload verdict of {@code scripts/soak}: what the callers saw (the load generators' JSON) and
  * what the gateway recorded (its access log and its {@code /metrics}), each against the outcome the
  * workload's faults demand. Every workload calls a model of its own, so the gateway's records are told
- * apart by model.
+ * apart by model; only the exchanges of the key named {@value #KEY} count (the soak's prewarm uses
+ * another).
  *
  * <p>Reads, from one directory: {@code workloads.tsv} (per line: name, model, expected caller outcome,
  * expected status, expected access-log outcome, description), {@code NAME.json} per workload,
@@ -40,10 +41,13 @@ import java.util.regex.Pattern;
  * </ul>
  */
 public final class SoakReport {
+    /** The gateway key name of the measured load. */
+    static final String KEY = "soak";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern REQUESTS_TOTAL =
             Pattern.compile("^gateway_requests_total\\{([^}]*)}\\s+([0-9.eE+]+)\\s*$");
     private static final Pattern MODEL_LABEL = Pattern.compile("(?:^|,)model=\"([^\"]*)\"");
+    private static final Pattern KEY_LABEL = Pattern.compile("(?:^|,)key=\"([^\"]*)\"");
 
     private SoakReport() {
     }
@@ -205,7 +209,7 @@ public final class SoakReport {
         return out;
     }
 
-    /** The access log's lines by model, then by status and outcome. */
+    /** The access log's lines of the soak's key by model, then by status and outcome. */
     static Map<String, GatewayView> accessLog(Path file) throws IOException {
         Map<String, long[]> lines = new TreeMap<>();
         Map<String, Map<String, Long>> counts = new TreeMap<>();
@@ -217,6 +221,9 @@ public final class SoakReport {
                         continue;
                     }
                     JsonNode e = JSON.readTree(line);
+                    if (!e.path("key").asText().equals(KEY)) {
+                        continue;
+                    }
                     String model = e.path("model").asText("");
                     lines.computeIfAbsent(model, m -> new long[1])[0]++;
                     counts.computeIfAbsent(model, m -> new TreeMap<>())
@@ -229,7 +236,7 @@ public final class SoakReport {
         return out;
     }
 
-    /** {@code gateway_requests_total} summed by model, from Prometheus text. */
+    /** {@code gateway_requests_total} of the soak's key summed by model, from Prometheus text. */
     static Map<String, Long> requestsByModel(Path file) throws IOException {
         Map<String, Long> out = new TreeMap<>();
         if (!Files.exists(file)) {
@@ -241,7 +248,8 @@ public final class SoakReport {
                 continue;
             }
             Matcher model = MODEL_LABEL.matcher(m.group(1));
-            if (model.find()) {
+            Matcher key = KEY_LABEL.matcher(m.group(1));
+            if (model.find() && key.find() && key.group(1).equals(KEY)) {
                 out.merge(model.group(1), (long) Double.parseDouble(m.group(2)), Long::sum);
             }
         }

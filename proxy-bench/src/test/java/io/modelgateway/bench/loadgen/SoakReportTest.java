@@ -32,6 +32,12 @@ class SoakReportTest {
         log("soak-cut", 200, "upstream_error", 40);
         log("soak-slow", 504, "upstream_error", 10);
         metrics("soak-chat", 102, "soak-cut", 40, "soak-slow", 10);
+        // The prewarm's exchanges, under another key, are not the measured load's.
+        Files.writeString(dir.resolve("access.log"), "{\"key\":\"warmup\",\"model\":\"soak-chat\",\"status\":503,"
+                + "\"outcome\":\"upstream_error\"}\n", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(dir.resolve("metrics.txt"), "gateway_requests_total{endpoint=\"chat_completions\","
+                + "model=\"soak-chat\",key=\"warmup\",status=\"200\",outcome=\"done\"} 500.0\n",
+                java.nio.file.StandardOpenOption.APPEND);
 
         SoakReport.Report r = SoakReport.judge(dir);
 
