@@ -15,23 +15,28 @@ class SoakReportTest {
             cut\tsoak-cut\tstream_error\t200\tupstream_error\tstreams cut by the upstream
             slow\tsoak-slow\tstatus_504\t504\tupstream_error\tfirst byte too late
             """;
+    private static final String GIVEUP = "giveup\tsoak-giveup\ttimeout\t200\tcancelled\tcallers give up mid-stream\n";
 
     @TempDir
     Path dir;
 
     @Test
     void judge_everyWorkloadAsExpected_passes() throws IOException {
-        write(WORKLOADS);
+        write(WORKLOADS + GIVEUP);
         loadgen("chat", 100, "{}", "{\"200\": 101}", 1);
         loadgen("cut", 0, "{\"stream_error\": 40}", "{\"200\": 40}", 0);
         loadgen("slow", 0, "{\"status_504\": 10}", "{\"504\": 10}", 0);
+        loadgen("giveup", 0, "{\"timeout\": 38}", "{\"200\": 18}", 2);
         // One chat request was in flight when the load generator stopped (logged as cancelled), another ended
         // between its stop and its count (logged done, counted nowhere).
         log("soak-chat", 200, "done", 101);
         log("soak-chat", 200, "cancelled", 1);
         log("soak-cut", 200, "upstream_error", 40);
         log("soak-slow", 504, "upstream_error", 10);
-        metrics("soak-chat", 102, "soak-cut", 40, "soak-slow", 10);
+        // Twenty callers gave up before the head (more than the 16 connections could leave at the stop): the gateway had no status to log (the loadgen saw none either).
+        log("soak-giveup", 200, "cancelled", 20);
+        log("soak-giveup", 0, "cancelled", 20);
+        metrics("soak-chat", 102, "soak-cut", 40, "soak-slow", 10, "soak-giveup", 40);
         // The prewarm's exchanges, under another key, are not the measured load's.
         Files.writeString(dir.resolve("access.log"), "{\"key\":\"warmup\",\"model\":\"soak-chat\",\"status\":503,"
                 + "\"outcome\":\"upstream_error\"}\n", java.nio.file.StandardOpenOption.APPEND);
