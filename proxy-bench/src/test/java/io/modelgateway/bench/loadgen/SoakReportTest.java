@@ -115,6 +115,16 @@ class SoakReportTest {
         assertThat(r.text()).doesNotContain("- slow:");
     }
 
+    /** CI cannot afford the soak itself; it can check that the script (and what it sources) still parses. */
+    @Test
+    void soakScript_isValidBash() throws Exception {
+        for (String script : new String[] {"../scripts/soak", "../scripts/lib.sh"}) {
+            Process p = new ProcessBuilder("bash", "-n", script).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(p.waitFor()).as(script + ": " + out).isZero();
+        }
+    }
+
     private void write(String workloads) throws IOException {
         Files.writeString(dir.resolve("workloads.tsv"), workloads);
     }
