@@ -51,3 +51,60 @@ ensure_bench_tools() {
   apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
 }
+
+# ---- process helpers of the scripts that start servers (bench, soak) ---------------------------------
+# Messages name the script that sourced this file.
+script_name=$(basename "$0")
+
+# stop_pid PID: SIGTERM (the gateway drains and closes cleanly), SIGKILL after 5 s.
+stop_pid() {
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for i in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+# wait_listening WHAT PID LOG: the port a server printed in "listening on http://HOST:PORT", once it did.
+wait_listening() {
+  local what=$1 pid=$2 log=$3 i port
+  for i in $(seq 1 600); do
+    port=$(grep -oE 'listening on http://[0-9.]+:[0-9]+' "$log" 2>/dev/null | head -1 | grep -oE '[0-9]+$' || true)
+    if [ -n "$port" ]; then echo "$port"; return 0; fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "$script_name: $what exited at start:" >&2; tail -20 "$log" >&2; return 1
+    fi
+    sleep 0.1
+  done
+  echo "$script_name: $what did not start within 60 s" >&2; tail -20 "$log" >&2; return 1
+}
+
+# jdk_home 17|25: the JDK's directory.
+jdk_home() {
+  case "$1" in
+    17) for d in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-17-jdk-amd64; do
+          [ -x "$d/bin/java" ] && { echo "$d"; return; }
+        done
+        dirname "$(dirname "$(readlink -f "$(command -v java)")")" ;;
+    25) local d=/usr/lib/jvm/temurin-25-jdk-amd64
+        [ -x "$d/bin/java" ] || { echo "$script_name: JDK 25 not found at $d" >&2; return 1; }
+        echo "$d" ;;
+  esac
+}
+
+# heap_mib used|total HEAP_INFO_FILE: the Java heap's generations summed, in MiB, from `jcmd PID
+# GC.heap_info` (ParallelGC prints "PSYoungGen total NK, used NK" and "ParOldGen total NK, used NK";
+# metaspace is left out).
+heap_mib() {
+  grep -E 'Gen +total' "$2" | grep -oE "$1 [0-9]+K" | grep -oE '[0-9]+' | awk '{s += $1} END {printf "%.0f", s / 1024}'
+}
+
+# metric PORT NAME: a metric's value from the gateway's /metrics, summed over its labels ("?" when it does
+# not answer); sends the caller's $key.
+metric() {
+  local text
+  text=$(curl -s -m 20 "http://127.0.0.1:$1/metrics" -H "Authorization: Bearer ${key:-}") || { echo "?"; return; }
+  awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2; found = 1 } END { if (found) printf "%d\n", s; else print "?" }' <<<"$text"
+}

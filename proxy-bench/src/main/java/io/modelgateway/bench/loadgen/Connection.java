@@ -172,6 +172,7 @@ final class Connection {
         }
         state = READING_BODY;
         status = head.status().code();
+        stats.head(status, run.measuring());
         keepAlive = HttpUtil.isKeepAlive(head);
         String type = head.headers().get(HttpHeaderNames.CONTENT_TYPE);
         stream = type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17);

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -38,6 +39,8 @@ final class LoadResult {
     long warmupErrors;
     long inFlightAtEnd;
     final Map<String, Long> errors = new LinkedHashMap<>();
+    /** Answer heads by status, 2xx included: a 200 stream that then failed or timed out counts here too. */
+    final Map<Integer, Long> statuses = new TreeMap<>();
 
     LoadResult(LoadOptions options, String transport, long windowNanos, CpuSample cpu) {
         this.options = options;
@@ -65,6 +68,9 @@ final class LoadResult {
         for (int status = 0; status < s.errorsByStatus.length; status++) {
             if (s.errorsByStatus[status] > 0) {
                 errors.merge("status_" + status, s.errorsByStatus[status], Long::sum);
+            }
+            if (s.headsByStatus[status] > 0) {
+                statuses.merge(status, s.headsByStatus[status], Long::sum);
             }
         }
     }
@@ -107,6 +113,11 @@ final class LoadResult {
         if (!errors.isEmpty()) {
             StringBuilder sb = new StringBuilder("  errors    ");
             errors.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
+            out.println(sb);
+        }
+        if (!statuses.isEmpty()) {
+            StringBuilder sb = new StringBuilder("  statuses  ");
+            statuses.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
             out.println(sb);
         }
         if (warmupErrors > 0) {
@@ -176,6 +187,11 @@ final class LoadResult {
             g.writeObjectFieldStart("errors_by_kind");
             for (Map.Entry<String, Long> e : errors.entrySet()) {
                 g.writeNumberField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+            g.writeObjectFieldStart("statuses");
+            for (Map.Entry<Integer, Long> e : statuses.entrySet()) {
+                g.writeNumberField(Integer.toString(e.getKey()), e.getValue());
             }
             g.writeEndObject();
             g.writeNumberField("warmup_errors", warmupErrors);

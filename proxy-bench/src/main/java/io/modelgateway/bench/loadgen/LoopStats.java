@@ -39,6 +39,7 @@ final class LoopStats {
     long warmupErrors;
     final long[] errorsByKind = new long[ErrorKind.values().length];
     final long[] errorsByStatus = new long[600];
+    final long[] headsByStatus = new long[600]; // every answer head, 2xx included, whatever followed it
 
     // Every phase, for the progress line.
     private long progressCompleted;
@@ -76,6 +77,12 @@ final class LoopStats {
             warmupErrors++;
         }
         published.lazySet(P_ERRORS, ++progressErrors);
+    }
+
+    void head(int status, boolean measuring) {
+        if (measuring) {
+            headsByStatus[Math.min(Math.max(status, 0), headsByStatus.length - 1)]++;
+        }
     }
 
     /** Exchanges sent and not yet ended; read on the loop. */

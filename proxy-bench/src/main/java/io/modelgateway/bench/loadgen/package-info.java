@@ -17,7 +17,9 @@
  *       sharing while the run lasts; {@link io.modelgateway.bench.loadgen.LoadResult} merges them and
  *       prints the table, the JSON and the {@code .hgrm} files.</li>
  *   <li>{@link io.modelgateway.bench.loadgen.BenchReport} — the tables of {@code scripts/bench}, from
- *       the JSON results of a run.</li>
+ *       the JSON results of a run; {@link io.modelgateway.bench.loadgen.SoakReport} — the per-workload
+ *       verdict of {@code scripts/soak} (what the callers saw and what the gateway logged, against what the
+ *       faults demand).</li>
  * </ul>
  *
  * <p>Cost per request, so the generator is not what is measured: the request is one pre-encoded body

@@ -3,6 +3,7 @@ package io.modelgateway.bench.loadgen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelgateway.core.simulator.SimulatorServer;
 import io.modelgateway.core.simulator.SimulatorSettings;
 import java.net.ServerSocket;
@@ -93,6 +94,7 @@ class LoadGeneratorTest {
         assertThat(r.completed).isZero();
         assertThat(r.errors).containsOnlyKeys("status_503");
         assertThat(r.errors.get("status_503")).isGreaterThan(10);
+        assertThat(r.statuses).containsOnlyKeys(503).containsEntry(503, r.errors.get("status_503"));
         assertThat(r.latency.getTotalCount()).isZero();
     }
 
@@ -104,6 +106,9 @@ class LoadGeneratorTest {
         assertThat(r.completed).isZero();
         assertThat(r.errors).containsOnlyKeys("stream_cut");
         assertThat(r.errors.get("stream_cut")).isGreaterThan(5);
+        // The head said 200 before the stream broke: the caller saw a 200, and it is counted as one.
+        assertThat(r.statuses).containsOnlyKeys(200);
+        assertThat(r.statuses.get(200)).isGreaterThanOrEqualTo(r.errors.get("stream_cut"));
     }
 
     @Test
@@ -157,6 +162,9 @@ class LoadGeneratorTest {
         assertThat(r.errors).containsOnlyKeys("timeout");
         assertThat(r.errors.get("timeout")).isEqualTo(1);
         assertThat(r.completed).isGreaterThan(10);
+        // The request that timed out never got a head: only the answered ones are counted by status.
+        assertThat(r.statuses).containsOnlyKeys(200);
+        assertThat(r.statuses.get(200)).isBetween(r.completed, r.completed + 1);
     }
 
     @Test
@@ -181,6 +189,9 @@ class LoadGeneratorTest {
         String json = Files.readString(dir.resolve("out.json"));
         assertThat(json).contains("\"requests_per_second\"", "\"latency_us\"", "\"p99_99\"", "\"ttft_us\"",
                 "\"events_per_second\"", "\"errors_by_kind\"");
+        // Every answer head by status, the 200s of the streams included.
+        assertThat(new ObjectMapper().readTree(json).path("statuses").path("200").asLong())
+                .isEqualTo(r.statuses.get(200)).isGreaterThanOrEqualTo(r.completed).isPositive();
         assertThat(Files.readString(dir.resolve("run-latency.hgrm"))).contains("Percentile", "#[Mean");
         assertThat(dir.resolve("run-ttft.hgrm")).exists();
         assertThat(dir.resolve("run-itl.hgrm")).exists();

@@ -154,4 +154,24 @@ class ShippedConfigTest {
         assertThat(config.model("sim-embed").type()).isEqualTo(ModelType.EMBEDDING);
         assertThat(config.model("sim-embed").deployments().get(0).provider()).isSameAs(openai);
     }
+
+    @Test
+    void soakConfig_loads_withAFaultyDeploymentBesideAHealthyOne() throws Exception {
+        GatewayConfig config = ConfigLoader.load(CONF.resolve("soak/gateway.yaml"), Map.of("GATEWAY_KEY", "sk-fake-soak",
+                "SOAK_WARMUP_KEY", "sk-fake-warmup", "SOAK_SIM_PORT", "9090", "SOAK_ACCESS_LOG", "/tmp/soak.log"), null);
+
+        assertThat(config.listen().host()).isEqualTo("127.0.0.1");
+        assertThat(config.keys()).extracting(KeyConfig::name).containsExactly("soak", "warmup");
+        assertThat(config.providers().values()).allSatisfy(p ->
+                assertThat(p.baseUrl().getHost()).isEqualTo("127.0.0.1"));
+        assertThat(config.providers().get("sim-openai-503").headers()).containsEntry("x-sim-fault", "status=503");
+        assertThat(config.providers().get("sim-openai-slow").timeouts().firstByteMs()).isEqualTo(300);
+        assertThat(config.model("soak-failover").deployments()).extracting(d -> d.provider().name())
+                .containsExactly("sim-openai-503", "sim-openai-429", "sim-openai");
+        // scripts/soak calls every one of these.
+        for (String m : new String[] {"soak-chat", "soak-stream", "soak-claude", "soak-translated", "soak-embed",
+                "soak-failover", "soak-fallback", "soak-cut-chat", "soak-cut-messages", "soak-slow", "soak-giveup"}) {
+            assertThat(config.model(m)).as(m).isNotNull();
+        }
+    }
 }
