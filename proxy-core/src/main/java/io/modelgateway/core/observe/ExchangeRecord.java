@@ -55,6 +55,7 @@ public final class ExchangeRecord {
     private String limit;
     private boolean responseComplete;
     private int attempts;
+    private java.util.List<String[]> retriedFailures;
 
     public ExchangeRecord(String requestId, Endpoint endpoint, long startNanos, long startEpochMillis, long bytesIn) {
         this.requestId = requestId;
@@ -105,6 +106,24 @@ public final class ExchangeRecord {
 
     public void limit(String limit) {
         this.limit = limit;
+    }
+
+    /**
+     * An attempt failed before its answer began and the gateway went on to another (a retry or a fallback), so
+     * the caller never saw this failure: which provider, and why ({@code connect}, {@code connect_timeout},
+     * {@code lost}, {@code first_byte_timeout} or the upstream's status). Kept for the metrics; allocated only
+     * when it happens.
+     */
+    public void retriedFailure(String provider, String reason) {
+        if (retriedFailures == null) {
+            retriedFailures = new java.util.ArrayList<>(2);
+        }
+        retriedFailures.add(new String[] {provider, reason});
+    }
+
+    /** The failures retried past, as {provider, reason} pairs in order; empty when there were none. */
+    public java.util.List<String[]> retriedFailures() {
+        return retriedFailures == null ? java.util.List.of() : retriedFailures;
     }
 
     /**

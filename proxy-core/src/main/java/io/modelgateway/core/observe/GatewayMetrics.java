@@ -89,6 +89,7 @@ public final class GatewayMetrics implements ExchangeObserver {
     private final Histogram firstToken;
     private final Histogram upstreamLatency;
     private final Counter upstreamErrors;
+    private final Counter retriedFailures;
     private final Counter tokens;
     private final Counter refusals;
     private final LongAdder inflight = new LongAdder();
@@ -142,6 +143,14 @@ public final class GatewayMetrics implements ExchangeObserver {
                 .name("gateway_upstream_errors_total")
                 .help("Exchanges that ended because the upstream failed (refused, lost, garbage, timed out).")
                 .labelNames("provider")
+                .withoutExemplars()
+                .register(registry);
+        retriedFailures = Counter.builder()
+                .name("gateway_upstream_retried_failures_total")
+                .help("Upstream attempts that failed before their answer began and were retried or fell back "
+                        + "(the callers did not see them), by provider and reason: connect, connect_timeout, lost, "
+                        + "first_byte_timeout or the upstream's status.")
+                .labelNames("provider", "reason")
                 .withoutExemplars()
                 .register(registry);
         tokens = Counter.builder()
@@ -231,6 +240,10 @@ public final class GatewayMetrics implements ExchangeObserver {
             if (outcome == Outcome.UPSTREAM_ERROR) {
                 ps.errors.inc();
             }
+        }
+        // Rare (only when an attempt failed and another one followed): the label lookup may allocate.
+        for (String[] failed : record.retriedFailures()) {
+            retriedFailures.labelValues(failed[0], failed[1]).inc();
         }
         String limit = record.limit();
         if (limit != null) {

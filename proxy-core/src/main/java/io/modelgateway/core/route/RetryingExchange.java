@@ -175,7 +175,23 @@ final class RetryingExchange implements Exchange, AttemptHook {
         if (done || !retryable(failure)) {
             return false;
         }
-        return planNext(failure, now, failed);
+        String provider = route.deployment(index).provider().name();
+        boolean next = planNext(failure, now, failed);
+        if (next) {
+            request.record().retriedFailure(provider, reason(failure));
+        }
+        return next;
+    }
+
+    /** The {@code reason} label of a failure in {@code gateway_upstream_retried_failures_total}. */
+    static String reason(UpstreamFailure f) {
+        return switch (f.kind()) {
+            case CONNECT -> "connect";
+            case CONNECT_TIMEOUT -> "connect_timeout";
+            case LOST -> "lost";
+            case FIRST_BYTE_TIMEOUT -> "first_byte_timeout";
+            case STATUS -> Integer.toString(f.status());
+        };
     }
 
     @Override

@@ -200,6 +200,8 @@ class RetryAndFallbackEndToEndTest {
         assertThat(r.headers().firstValue("retry-after-ms")).hasValue("1000");
         ExchangeRecord rec = records.next();
         assertThat(rec.attempts()).isEqualTo(3 + 3);
+        assertThat(rec.retriedFailures()).as("every failure but the one answered").hasSize(5)
+                .allSatisfy(f -> assertThat(f[1]).isEqualTo("503"));
         assertThat(rec.deployment()).isEqualTo("sim-backup-1");
         assertThat(rec.status()).isEqualTo(503);
         assertThat(rec.outcome()).isEqualTo(Outcome.UPSTREAM_ERROR);
@@ -217,6 +219,7 @@ class RetryAndFallbackEndToEndTest {
         assertThat(rec.model()).as("the model the caller asked for").isEqualTo("sim-primary");
         assertThat(rec.deployment()).as("the deployment that served it").isEqualTo("sim-backup-1");
         assertThat(rec.attempts()).isEqualTo(2);
+        assertThat(rec.retriedFailures()).as("the primary's failure, hidden from the caller").hasSize(1);
         assertThat(rec.outcome()).isEqualTo(Outcome.DONE);
         assertStillServing();
     }

@@ -106,6 +106,24 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void retriedFailures_areCountedPerProviderAndReason_thoughTheCallerGotAnAnswer() {
+        ExchangeRecord r = new ExchangeRecord("req_y", Endpoint.CHAT_COMPLETIONS, 0, 0, 10);
+        r.model("m");
+        r.retriedFailure("flaky", "503");
+        r.retriedFailure("flaky", "503");
+        r.retriedFailure("down", "connect");
+        r.deployment("good", "m");
+        r.head(200, 1_000);
+        r.end(Outcome.DONE, 2_000);
+        exchange(r);
+
+        assertThat(metrics.scrapeText()).contains(
+                "gateway_upstream_retried_failures_total{provider=\"flaky\",reason=\"503\"} 2.0\n",
+                "gateway_upstream_retried_failures_total{provider=\"down\",reason=\"connect\"} 1.0\n")
+                .doesNotContain("gateway_upstream_errors_total{provider=\"good\"}");
+    }
+
+    @Test
     void sameSeriesManyStatuses_eachPairCountedSeparately() {
         for (int status = 200; status < 300; status++) { // more pairs than the per-series cache holds
             ExchangeRecord r = Records.bare(Endpoint.CHAT_COMPLETIONS, status, Outcome.DONE);
