@@ -68,6 +68,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     private boolean started;
     private boolean finishSent;
     private boolean finished;
+    private boolean failed;
     private String stopReason;
     /** Next OpenAI {@code tool_calls[].index}; next {@code reasoning_details[].index}. */
     private int toolOrdinal;
@@ -125,6 +126,11 @@ final class AnthropicToChatStream implements StreamTranslator {
     @Override
     public boolean finished() {
         return finished;
+    }
+
+    @Override
+    public boolean failed() {
+        return failed;
     }
 
     @Override
@@ -393,6 +399,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     /** GD-10: one error event, then nothing (no [DONE]). */
     private void fail(Consumer<ByteBuf> out, GatewayError error) {
         finished = true;
+        failed = true;
         out.accept(ErrorBodies.streamEvent(alloc, ApiStyle.OPENAI, error));
     }
 

@@ -63,6 +63,7 @@ final class ChatStreamToMessages implements StreamTranslator {
     // State of 8.9.
     private boolean started;
     private boolean finished;
+    private boolean failed;
     private Open open = Open.NONE;
     /** Anthropic index of the open block, or of the next one when none is open. */
     private int index;
@@ -143,6 +144,11 @@ final class ChatStreamToMessages implements StreamTranslator {
     @Override
     public boolean finished() {
         return finished;
+    }
+
+    @Override
+    public boolean failed() {
+        return failed;
     }
 
     @Override
@@ -395,6 +401,7 @@ final class ChatStreamToMessages implements StreamTranslator {
     /** 8.9 step 8: one error event; the stream is over (no message_stop). */
     private void fail(Consumer<ByteBuf> out, ErrorKind kind, String message) {
         finished = true;
+        failed = true;
         out.accept(ErrorBodies.streamEvent(alloc, ApiStyle.ANTHROPIC, GatewayError.of(kind, message)));
     }
 

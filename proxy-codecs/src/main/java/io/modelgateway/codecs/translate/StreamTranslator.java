@@ -31,6 +31,12 @@ public interface StreamTranslator {
     /** Whether the caller's terminal event ({@code [DONE]} / {@code message_stop}) or an error event was emitted. */
     boolean finished();
 
+    /**
+     * Whether the stream ended with an error event: a malformed upstream event, an error the upstream sent, an
+     * early or unfinished end, or {@link #onFailure}. The answer is then a failure, whatever the HTTP status was.
+     */
+    boolean failed();
+
     /** Token counts seen so far (final once finished). */
     Usage usage();
 }

@@ -416,7 +416,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                         sendStreamHead(); // an empty stream still gets a well-formed response
                     }
                     ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-                    finish(true, Outcome.DONE);
+                    // A translated stream that ended unfinished (no finish reason) closed with an error event.
+                    finish(true, streamTranslator != null && streamTranslator.failed() ? Outcome.UPSTREAM_ERROR : Outcome.DONE);
                 }
             }
             case COLLECT -> {
@@ -549,6 +550,12 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             streamTranslator.onEvent(event, this::writeEvent);
         } finally {
             event.release();
+        }
+        if (streamTranslator.failed()) {
+            // The translator ended the caller's stream with an error event (a bad event inside, an error the
+            // upstream sent): nothing after it is relayed; the upstream is closed and the answer is a failure.
+            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            finish(false, Outcome.UPSTREAM_ERROR);
         }
     }
 

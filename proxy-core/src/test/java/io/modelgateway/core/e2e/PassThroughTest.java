@@ -147,6 +147,27 @@ class PassThroughTest {
     }
 
     @Test
+    void translatedStream_badJsonInsideAnEvent_errorEventThenNothing_anUpstreamError() throws Exception {
+        // Framed like JSON (starts with '{', ends with '}'), so only the translator's parse can tell it is not.
+        String[] pieces = {OPENAI_PIECES[0].substring(0, OPENAI_PIECES[0].length() - 2),
+                "data: {\"id\":\"chatcmpl-1\",\"choices\":[{\"delta\":{\"content\":oops}}]}\n\n",
+                OPENAI_PIECES[3].substring(OPENAI_PIECES[3].indexOf("data:")), OPENAI_PIECES[4]};
+        io.modelgateway.core.testing.RecordingObserver records = new io.modelgateway.core.testing.RecordingObserver();
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(0, pieces));
+                TestGateway gw = TestGateway.start(config(up, ""), records)) {
+            HttpResponse<String> r = gw.call(MESSAGES, "{\"model\":\"up-chat\",\"stream\":true,\"max_tokens\":5,"
+                    + "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).startsWith("event: message_start")
+                    .endsWith("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+                            + "\"message\":\"The upstream provider sent a malformed stream event.\"}}\n\n")
+                    .doesNotContain("message_stop");
+            assertThat(records.of(r).outcome()).isEqualTo(io.modelgateway.core.observe.Outcome.UPSTREAM_ERROR);
+            assertThat(gw.call(CHAT, STREAM_BODY).statusCode()).as("still serving").isEqualTo(200);
+        }
+    }
+
+    @Test
     void upstreamCutMidStream_anthropicStyle_endsWithErrorEvent() throws Exception {
         String[] pieces = {"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n",
                 "event: ping\ndata: {\"type\":\"ping\"}\n\n", "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"};
