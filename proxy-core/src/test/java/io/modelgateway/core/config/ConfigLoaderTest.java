@@ -466,6 +466,14 @@ class ConfigLoaderTest {
         assertThat(all.forwardsHeader("authorization")).isFalse();
         assertThat(all.forwardsHeader("x-api-key")).isFalse();
         assertThat(all.forwardsHeader("content-length")).isFalse();
+
+        // Names as clients send them (the decoder keeps their case), as String or AsciiString.
+        assertThat(sim.forwardsHeader("X-Sim-Fault")).isTrue();
+        assertThat(sim.forwardsHeader(io.netty.util.AsciiString.of("X-TRACE-ID"))).isTrue();
+        assertThat(sim.forwardsHeader("X-Other")).isFalse();
+        assertThat(all.forwardsHeader("Authorization")).isFalse();
+        assertThat(all.forwardsHeader(io.netty.util.AsciiString.of("X-Api-Key"))).isFalse();
+        assertThat(all.forwardsHeader("Transfer-Encoding")).isFalse();
     }
 
     @Test
