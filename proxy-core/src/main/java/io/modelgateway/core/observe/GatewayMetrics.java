@@ -242,8 +242,9 @@ public final class GatewayMetrics implements ExchangeObserver {
             }
         }
         // Rare (only when an attempt failed and another one followed): the label lookup may allocate.
-        for (String[] failed : record.retriedFailures()) {
-            retriedFailures.labelValues(failed[0], failed[1]).inc();
+        java.util.List<String[]> failed = record.retriedFailures();
+        for (int i = 0; i < failed.size(); i++) {
+            retriedFailures.labelValues(failed.get(i)[0], failed.get(i)[1]).inc();
         }
         String limit = record.limit();
         if (limit != null) {

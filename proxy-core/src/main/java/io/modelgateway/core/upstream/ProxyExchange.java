@@ -124,6 +124,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     /** The pieces of that body so far: one retained piece, or a composite of them; null when none. */
     private ByteBuf held;
     private Channel upstream;
+    /** The provider's per-request parts and pool key (set by {@link #start}). */
+    private UpstreamTarget target;
     private SseEventScanner scanner;
     private Mode mode = Mode.WAITING;
     private HttpResponseStatus upstreamStatus;
@@ -183,7 +185,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
 
     @Override
     public void start() {
-        Future<Channel> f = pools.acquire(ctx.channel().eventLoop(), provider);
+        target = pools.target(provider);
+        Future<Channel> f = pools.acquire(ctx.channel().eventLoop(), target);
         if (f.isDone()) {
             connected(f);
         } else {
@@ -229,7 +232,6 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     }
 
     private FullHttpRequest buildRequest() {
-        UpstreamTarget target = pools.target(provider);
         FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
                 target.path(upstreamEndpoint()), upstreamBody.retainedDuplicate(),
                 UpstreamTarget.TRUSTED_HEADERS, UpstreamTarget.TRUSTED_HEADERS);
@@ -523,15 +525,32 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             failBeforeHead(UpstreamFailures.MALFORMED_ANSWER);
             return;
         }
-        // Bytes the scanner holds after this event are dropped when the exchange ends (releaseBuffers).
+        // Called from inside the scanner's feed: what it holds after this event is dropped when the exchange ends
+        // (releaseBuffers), not drained here.
+        endStreamWithError(UpstreamFailures.MALFORMED_EVENT);
+    }
+
+    /**
+     * Ends a stream whose head was sent with {@code error} as the style's error event (GD-10) and no terminator
+     * ({@code [DONE]} / {@code message_stop}); the HTTP response itself ends properly, so the client reads a
+     * stream that carries the error and its connection stays usable. The upstream is closed.
+     */
+    private void endStreamWithError(GatewayError error) {
         if (streamTranslator != null) {
-            streamTranslator.onFailure(UpstreamFailures.MALFORMED_EVENT, this::writeEvent);
+            streamTranslator.onFailure(error, this::writeEvent);
         } else {
-            ctx.write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(),
-                    UpstreamFailures.MALFORMED_EVENT)));
+            ctx.write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(), error)));
         }
         ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
         finish(false, Outcome.UPSTREAM_ERROR);
+    }
+
+    /** Drops half an event the scanner still holds: never hand a client a torn frame. */
+    private void dropPartialEvent() {
+        ByteBuf rest = scanner.drainRemainder();
+        if (rest != null) {
+            rest.release();
+        }
     }
 
     /** One upstream event through the stream translator; its outputs go to the client one by one. */
@@ -640,7 +659,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             // A pooled keep-alive connection the upstream had already closed: try once on a fresh one.
             retried = true;
             upstream = null;
-            Future<Channel> f = pools.acquireFresh(ctx.channel().eventLoop(), provider);
+            Future<Channel> f = pools.acquireFresh(ctx.channel().eventLoop(), target);
             f.addListener(this::connected);
             return;
         }
@@ -651,21 +670,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             }
             failBeforeHead(UpstreamFailures.LOST_BEFORE_ANSWER);
         } else if (mode == Mode.STREAM) {
-            // GD-10: the style's error event and no terminator ([DONE] / message_stop). The HTTP response
-            // itself ends properly, so clients see a readable stream that carries the error, and the client
-            // connection stays usable.
-            ByteBuf rest = scanner.drainRemainder();
-            if (rest != null) {
-                rest.release(); // half an event is no event: never hand a client a torn frame
-            }
-            if (streamTranslator != null) {
-                streamTranslator.onEnd(false, this::writeEvent);
-            } else {
-                ByteBuf event = ErrorBodies.streamEvent(ctx.alloc(), request.style(), UpstreamFailures.LOST_MID_STREAM);
-                ctx.write(new DefaultHttpContent(event));
-            }
-            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-            finish(false, Outcome.UPSTREAM_ERROR);
+            dropPartialEvent();
+            endStreamWithError(UpstreamFailures.LOST_MID_STREAM);
         } else {
             ctx.close(); // a non-stream body cut short: closing is the only honest signal left
             finish(false, Outcome.UPSTREAM_ERROR);
@@ -750,18 +756,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             return; // the routing layer tries again elsewhere
         }
         if (mode == Mode.STREAM && headSent) {
-            ByteBuf rest = scanner.drainRemainder();
-            if (rest != null) {
-                rest.release();
-            }
-            if (streamTranslator != null) {
-                streamTranslator.onFailure(UpstreamFailures.TIMED_OUT_MID_STREAM, this::writeEvent);
-            } else {
-                ctx.write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(),
-                        UpstreamFailures.TIMED_OUT_MID_STREAM)));
-            }
-            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-            finish(false, Outcome.UPSTREAM_ERROR);
+            dropPartialEvent();
+            endStreamWithError(UpstreamFailures.TIMED_OUT_MID_STREAM);
         } else if (headSent) {
             ctx.close(); // a relayed body stalled half way: closing is the only honest signal left
             finish(false, Outcome.UPSTREAM_ERROR);

@@ -79,10 +79,9 @@ public final class UpstreamPools implements AutoCloseable {
         return t;
     }
 
-    /** A connection for {@code provider} on {@code loop}: an idle pooled one, or a new one. */
-    public Future<Channel> acquire(EventLoop loop, ProviderConfig provider) {
-        String origin = target(provider).origin;
-        ArrayDeque<Channel> q = idle.get().get(origin);
+    /** A connection to {@code target}'s provider on {@code loop}: an idle pooled one, or a new one. */
+    public Future<Channel> acquire(EventLoop loop, UpstreamTarget target) {
+        ArrayDeque<Channel> q = idle.get().get(target.origin);
         if (q != null) {
             Channel ch;
             while ((ch = q.pollLast()) != null) {
@@ -91,12 +90,12 @@ public final class UpstreamPools implements AutoCloseable {
                 }
             }
         }
-        return connect(loop, provider, origin);
+        return connect(loop, target);
     }
 
     /** A new connection, bypassing the idle ones (used to retry after a stale pooled connection). */
-    public Future<Channel> acquireFresh(EventLoop loop, ProviderConfig provider) {
-        return connect(loop, provider, target(provider).origin);
+    public Future<Channel> acquireFresh(EventLoop loop, UpstreamTarget target) {
+        return connect(loop, target);
     }
 
     /** Whether the connection came from the pool (so a failure before any response may be retried). */
@@ -138,7 +137,9 @@ public final class UpstreamPools implements AutoCloseable {
         return open.sum();
     }
 
-    private Future<Channel> connect(EventLoop loop, ProviderConfig provider, String origin) {
+    private Future<Channel> connect(EventLoop loop, UpstreamTarget target) {
+        ProviderConfig provider = target.provider;
+        String origin = target.origin;
         URI base = provider.baseUrl();
         boolean https = "https".equalsIgnoreCase(base.getScheme());
         String host = base.getHost();

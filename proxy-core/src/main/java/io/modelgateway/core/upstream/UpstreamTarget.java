@@ -30,6 +30,7 @@ public final class UpstreamTarget {
 
     private static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
 
+    final ProviderConfig provider;
     final String origin;
     final AsciiString host;
     private final String[] paths = new String[Endpoint.values().length];
@@ -40,6 +41,7 @@ public final class UpstreamTarget {
     final AsciiString[] extraValues;
 
     UpstreamTarget(ProviderConfig provider) {
+        this.provider = provider;
         URI base = provider.baseUrl();
         this.origin = UpstreamPools.origin(base);
         int port = UpstreamPools.port(base);
