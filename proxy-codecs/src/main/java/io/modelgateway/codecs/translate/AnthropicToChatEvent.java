@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -275,14 +276,10 @@ final class AnthropicToChatEvent {
         return null;
     }
 
-    /** A token count; null, negative or non-integer values read as absent. */
+    /** A token count; anything but a count the gateway believes ({@link TokenCount}) reads as absent. */
     private static long count(JsonParser p, JsonToken t) throws IOException {
-        if (t == JsonToken.VALUE_NUMBER_INT) {
-            long c = p.getLongValue();
-            return c < 0 ? ABSENT : c;
-        }
-        p.skipChildren();
-        return ABSENT;
+        long c = TokenCount.of(p, t);
+        return c < 0 ? ABSENT : c;
     }
 
     private void reset() {

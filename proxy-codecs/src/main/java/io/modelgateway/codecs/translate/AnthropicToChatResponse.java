@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
@@ -216,11 +217,12 @@ final class AnthropicToChatResponse implements ResponseTranslator {
 
     private static boolean reasoningReported(JsonNode u) {
         JsonNode details = u == null ? null : u.get("output_tokens_details");
-        return details != null && details.has("thinking_tokens") && details.get("thinking_tokens").isNumber();
+        return details != null && TokenCount.of(details.get("thinking_tokens")) >= 0;
     }
 
+    /** A count the gateway believes ({@link TokenCount}); absent or not believed reads as 0. */
     private static long count(JsonNode n) {
-        return n != null && n.isNumber() ? n.longValue() : 0;
+        return Math.max(0, TokenCount.of(n));
     }
 
     private static String text(JsonNode n) {

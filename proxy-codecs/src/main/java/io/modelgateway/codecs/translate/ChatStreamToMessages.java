@@ -13,6 +13,7 @@ import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
@@ -800,12 +801,9 @@ final class ChatStreamToMessages implements StreamTranslator {
             return null;
         }
 
+        /** A count the gateway believes ({@link TokenCount}); absent or not believed reads as 0. */
         private static long number(JsonParser p, JsonToken t) throws IOException {
-            if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
-                return Math.max(0, p.getValueAsLong());
-            }
-            p.skipChildren();
-            return 0;
+            return Math.max(0, TokenCount.of(p, t));
         }
     }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
@@ -254,10 +255,15 @@ final class MessagesToChatResponse implements ResponseTranslator {
         if (u == null || !u.isObject()) {
             return Usage.ZERO;
         }
-        return Usage.fromOpenAi(u.path("prompt_tokens").asLong(0), u.path("completion_tokens").asLong(0),
-                u.path("prompt_tokens_details").path("cached_tokens").asLong(0),
-                u.path("prompt_tokens_details").path("cache_write_tokens").asLong(0),
-                u.path("completion_tokens_details").path("reasoning_tokens").asLong(0));
+        return Usage.fromOpenAi(count(u.path("prompt_tokens")), count(u.path("completion_tokens")),
+                count(u.path("prompt_tokens_details").path("cached_tokens")),
+                count(u.path("prompt_tokens_details").path("cache_write_tokens")),
+                count(u.path("completion_tokens_details").path("reasoning_tokens")));
+    }
+
+    /** A count the gateway believes ({@link TokenCount}); absent or not believed reads as 0. */
+    private static long count(JsonNode n) {
+        return Math.max(0, TokenCount.of(n));
     }
 
     static void writeUsage(JsonGenerator g, Usage u) throws IOException {

@@ -179,12 +179,15 @@ public final class BodyUsageScanner {
         return !malformed && top == AFTER && depth == 0 && !inString;
     }
 
-    /** The usage of the answer so far (the last top-level {@code usage} object); null when there was none. */
+    /**
+     * The usage of the answer so far (the last top-level {@code usage} object); null when there was none. Check
+     * {@link UsageCounts#implausible()} before believing it.
+     */
     public UsageCounts counts() {
         if (found == null) {
             return null;
         }
         UsageCounts counts = new UsageCounts();
-        return counts.read(found, 0, foundLength) && counts.known() ? counts : null;
+        return counts.read(found, 0, foundLength) && (counts.known() || counts.implausible()) ? counts : null;
     }
 }

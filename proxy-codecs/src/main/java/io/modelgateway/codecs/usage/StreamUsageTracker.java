@@ -40,9 +40,9 @@ public final class StreamUsageTracker {
         return parse(event);
     }
 
-    /** The usage read so far; null when none. */
+    /** The usage read so far; null when none. Check {@link UsageCounts#implausible()} before believing it. */
     public UsageCounts counts() {
-        return counts.known() ? counts : null;
+        return counts.known() || counts.implausible() ? counts : null;
     }
 
     /**
@@ -150,8 +150,11 @@ public final class StreamUsageTracker {
                 }
             }
         } catch (IOException e) {
+            // Not JSON we understand (or a number past the parser's own limits): it goes on to the client untouched
+            // and counts as content; the usage it carried is unknown, so none of this stream's counts is believed.
+            counts.unreadable();
             otherEvents++;
-            return false; // not JSON we understand: it goes on to the client untouched, and counts as content
+            return false;
         }
         if (nonEmptyChoices) {
             otherEvents++;

@@ -12,8 +12,26 @@ import java.util.Arrays;
  * carries replace earlier ones, fields it leaves out stay: Anthropic streams give the input in
  * {@code message_start} and the final output in {@code message_delta}; an OpenAI usage chunk gives all at once.
  * Event-loop confined, like the exchange that owns it.
+ *
+ * <p>Every count is checked as it is read ({@link TokenCount}): one that is not a whole number from 0 to
+ * {@link TokenCount#MAX} is not stored, and marks the whole usage {@link #implausible()}. An upstream that says one
+ * absurd thing is not believed on the rest either, so the exchange is accounted with the gateway's own estimate.
  */
 public final class UsageCounts {
+    // The count fields, as numbers for put(): a usage object's fields, then those of its two details objects.
+    private static final int PROMPT = 0;
+    private static final int COMPLETION = 1;
+    private static final int INPUT = 2;
+    private static final int OUTPUT = 3;
+    private static final int CACHE_CREATION_INPUT = 4;
+    private static final int CACHE_READ_INPUT = 5;
+    private static final int CACHED = 6;
+    private static final int CACHE_WRITE = 7;
+    private static final int REASONING = 8;
+    private static final String[] NAMES = {"prompt_tokens", "completion_tokens", "input_tokens", "output_tokens",
+        "cache_creation_input_tokens", "cache_read_input_tokens", "cached_tokens", "cache_write_tokens",
+        "reasoning_tokens"};
+
     private long promptTokens = -1;
     private long completionTokens = -1;
     private long cachedTokens;
@@ -23,6 +41,8 @@ public final class UsageCounts {
     private long outputTokens = -1;
     private long cacheCreation;
     private long cacheRead;
+    /** The name of the first count that was not believed (a name of ours, never the upstream's bytes); or null. */
+    private String implausible;
 
     /** Whether any usage object was read. */
     public boolean known() {
@@ -32,6 +52,26 @@ public final class UsageCounts {
     /** Whether the output count is known (an OpenAI usage object, or an Anthropic one with output_tokens). */
     public boolean outputKnown() {
         return completionTokens >= 0 || outputTokens >= 0;
+    }
+
+    /**
+     * Whether a count was not believed (negative, above {@link TokenCount#MAX}, not a whole number, longer than a
+     * long), or a usage object could not be read at all: the usage as a whole is not to be used for accounting.
+     */
+    public boolean implausible() {
+        return implausible != null;
+    }
+
+    /** Which count was not believed first ({@code prompt_tokens}, …, or {@code usage} for an unreadable one). */
+    public String implausibleField() {
+        return implausible;
+    }
+
+    /** A usage object was there but could not be read: its counts are unknown, which is not the same as none. */
+    void unreadable() {
+        if (implausible == null) {
+            implausible = "usage";
+        }
     }
 
     /** The counts in Anthropic's terms; null when nothing was read. */
@@ -48,7 +88,8 @@ public final class UsageCounts {
 
     /**
      * Reads one usage object; the parser is on its {@code START_OBJECT} and is left on its {@code END_OBJECT}.
-     * Unknown members are skipped; non-numeric counts are ignored.
+     * Unknown members are skipped; non-numeric counts are ignored; numbers that are no plausible count mark the
+     * usage {@link #implausible()}.
      */
     public void read(JsonParser p) throws IOException {
         JsonToken t;
@@ -56,27 +97,18 @@ public final class UsageCounts {
             String name = p.currentName();
             JsonToken v = p.nextToken();
             if (v == JsonToken.START_OBJECT && name.equals("prompt_tokens_details")) {
-                readDetails(p, true);
+                readDetails(p, 1);
                 continue;
             }
             if (v == JsonToken.START_OBJECT && name.equals("completion_tokens_details")) {
-                readDetails(p, false);
+                readDetails(p, 2);
                 continue;
             }
-            if (v != JsonToken.VALUE_NUMBER_INT) {
+            int field = field(0, name);
+            if (field < 0) {
                 p.skipChildren();
-                continue;
-            }
-            long n = Math.max(0, p.getLongValue());
-            switch (name) {
-                case "prompt_tokens" -> promptTokens = n;
-                case "completion_tokens" -> completionTokens = n;
-                case "input_tokens" -> inputTokens = n;
-                case "output_tokens" -> outputTokens = n;
-                case "cache_creation_input_tokens" -> cacheCreation = n;
-                case "cache_read_input_tokens" -> cacheRead = n;
-                default -> {
-                }
+            } else {
+                put(field, TokenCount.of(p, v));
             }
         }
         if (t != JsonToken.END_OBJECT) {
@@ -84,19 +116,72 @@ public final class UsageCounts {
         }
     }
 
+    /** Inside {@code prompt_tokens_details} (nesting 1) or {@code completion_tokens_details} (2). */
+    private void readDetails(JsonParser p, int nesting) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            int field = field(nesting, p.currentName());
+            JsonToken v = p.nextToken();
+            if (field < 0) {
+                p.skipChildren();
+            } else {
+                put(field, TokenCount.of(p, v));
+            }
+        }
+    }
+
+    /** The count field {@code name} is at {@code nesting} (0 the usage object, 1 and 2 its details); -1: none. */
+    private static int field(int nesting, String name) {
+        for (int f = first(nesting); f <= last(nesting); f++) {
+            if (NAMES[f].equals(name)) {
+                return f;
+            }
+        }
+        return -1;
+    }
+
+    private static int first(int nesting) {
+        return nesting == 0 ? PROMPT : nesting == 1 ? CACHED : REASONING;
+    }
+
+    private static int last(int nesting) {
+        return nesting == 0 ? CACHE_READ_INPUT : nesting == 1 ? CACHE_WRITE : REASONING;
+    }
+
+    /** Stores a count read for {@code field}: believed, not believed ({@link TokenCount#IMPLAUSIBLE}) or absent. */
+    private void put(int field, long n) {
+        if (n == TokenCount.ABSENT) {
+            return; // null, a string, an object: the field says nothing, as before
+        }
+        if (n < 0) {
+            if (implausible == null) {
+                implausible = NAMES[field];
+            }
+            return;
+        }
+        switch (field) {
+            case PROMPT -> promptTokens = n;
+            case COMPLETION -> completionTokens = n;
+            case INPUT -> inputTokens = n;
+            case OUTPUT -> outputTokens = n;
+            case CACHE_CREATION_INPUT -> cacheCreation = n;
+            case CACHE_READ_INPUT -> cacheRead = n;
+            case CACHED -> cachedTokens = n;
+            case CACHE_WRITE -> cacheWriteTokens = n;
+            default -> reasoningTokens = n;
+        }
+    }
+
     // ---- the same reading over raw bytes, without a JSON library (the non-stream relay path, once per answer)
 
-    private static final byte[] PROMPT_TOKENS = ascii("prompt_tokens");
-    private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
-    private static final byte[] INPUT_TOKENS = ascii("input_tokens");
-    private static final byte[] OUTPUT_TOKENS = ascii("output_tokens");
-    private static final byte[] CACHE_CREATION = ascii("cache_creation_input_tokens");
-    private static final byte[] CACHE_READ = ascii("cache_read_input_tokens");
+    private static final byte[][] NAME_BYTES = new byte[NAMES.length][];
     private static final byte[] PROMPT_DETAILS = ascii("prompt_tokens_details");
     private static final byte[] COMPLETION_DETAILS = ascii("completion_tokens_details");
-    private static final byte[] CACHED_TOKENS = ascii("cached_tokens");
-    private static final byte[] CACHE_WRITE_TOKENS = ascii("cache_write_tokens");
-    private static final byte[] REASONING_TOKENS = ascii("reasoning_tokens");
+
+    static {
+        for (int f = 0; f < NAMES.length; f++) {
+            NAME_BYTES[f] = ascii(NAMES[f]);
+        }
+    }
 
     /**
      * Reads one usage object held in {@code bytes[from, to)} (as {@link BodyUsageScanner} captured it). Same
@@ -107,30 +192,14 @@ public final class UsageCounts {
         return new ByteReader(bytes, from, to).object(this, 0);
     }
 
-    private void set(int nesting, byte[] b, int keyFrom, int keyTo, long n) {
-        if (nesting == 0) {
-            if (eq(b, keyFrom, keyTo, PROMPT_TOKENS)) {
-                promptTokens = n;
-            } else if (eq(b, keyFrom, keyTo, COMPLETION_TOKENS)) {
-                completionTokens = n;
-            } else if (eq(b, keyFrom, keyTo, INPUT_TOKENS)) {
-                inputTokens = n;
-            } else if (eq(b, keyFrom, keyTo, OUTPUT_TOKENS)) {
-                outputTokens = n;
-            } else if (eq(b, keyFrom, keyTo, CACHE_CREATION)) {
-                cacheCreation = n;
-            } else if (eq(b, keyFrom, keyTo, CACHE_READ)) {
-                cacheRead = n;
+    /** {@link #field(int, String)} for a key held in {@code b[keyFrom, keyTo)}. */
+    private static int field(int nesting, byte[] b, int keyFrom, int keyTo) {
+        for (int f = first(nesting); f <= last(nesting); f++) {
+            if (eq(b, keyFrom, keyTo, NAME_BYTES[f])) {
+                return f;
             }
-        } else if (nesting == 1) {
-            if (eq(b, keyFrom, keyTo, CACHED_TOKENS)) {
-                cachedTokens = n;
-            } else if (eq(b, keyFrom, keyTo, CACHE_WRITE_TOKENS)) {
-                cacheWriteTokens = n;
-            }
-        } else if (nesting == 2 && eq(b, keyFrom, keyTo, REASONING_TOKENS)) {
-            reasoningTokens = n;
         }
+        return -1;
     }
 
     private static boolean eq(byte[] b, int from, int to, byte[] name) {
@@ -184,18 +253,14 @@ public final class UsageCounts {
                     return false;
                 }
                 byte c = b[i];
-                if (c >= '0' && c <= '9') {
-                    long n = 0;
+                if (c == '-' || (c >= '0' && c <= '9')) {
                     int start = i;
-                    while (i < end && b[i] >= '0' && b[i] <= '9' && i - start < 18) {
-                        n = n * 10 + (b[i++] - '0');
+                    while (i < end && numberChar(b[i])) {
+                        i++;
                     }
-                    if (i < end && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || (b[i] >= '0' && b[i] <= '9'))) {
-                        if (!skipValue()) { // a fraction or a huge number: not a count
-                            return false;
-                        }
-                    } else {
-                        into.set(nesting, b, keyFrom, keyTo, n);
+                    int field = field(nesting, b, keyFrom, keyTo);
+                    if (field >= 0) {
+                        into.put(field, TokenCount.of(b, start, i));
                     }
                 } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, PROMPT_DETAILS)) {
                     if (!object(into, 1)) {
@@ -221,6 +286,10 @@ public final class UsageCounts {
                     return false;
                 }
             }
+        }
+
+        private static boolean numberChar(byte c) {
+            return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
         }
 
         /** Skips any value: string, number, literal, or a whole object or array. */
@@ -278,25 +347,6 @@ public final class UsageCounts {
                 return true;
             }
             return false;
-        }
-    }
-
-    private void readDetails(JsonParser p, boolean prompt) throws IOException {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
-            if (v != JsonToken.VALUE_NUMBER_INT) {
-                p.skipChildren();
-                continue;
-            }
-            long n = Math.max(0, p.getLongValue());
-            if (prompt && name.equals("cached_tokens")) {
-                cachedTokens = n;
-            } else if (prompt && name.equals("cache_write_tokens")) {
-                cacheWriteTokens = n;
-            } else if (!prompt && name.equals("reasoning_tokens")) {
-                reasoningTokens = n;
-            }
         }
     }
 }

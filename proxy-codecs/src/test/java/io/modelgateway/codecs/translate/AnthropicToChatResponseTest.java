@@ -92,6 +92,22 @@ class AnthropicToChatResponseTest {
         assertThat(t.usage()).isEqualTo(new Usage(10, 120, 2048, 0, 50));
     }
 
+    @Test
+    void translate_implausibleCounts_readAsAbsent_andTheAnswerIsStillTranslated() throws Exception {
+        AnthropicToChatResponse t = translator(false, false);
+        JsonNode out = tree(translate(t, "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],"
+                + "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":99999999999999999999999,"
+                + "\"cache_creation_input_tokens\":7.0,\"cache_read_input_tokens\":-3,\"output_tokens\":1e18,"
+                + "\"output_tokens_details\":{\"thinking_tokens\":9223372036854775807}}}"));
+
+        assertThat(out.at("/choices/0/message/content").asText()).isEqualTo("hi");
+        assertThat(out.at("/usage/prompt_tokens").asLong()).isEqualTo(7);
+        assertThat(out.at("/usage/completion_tokens").asLong()).isZero();
+        assertThat(out.at("/usage/total_tokens").asLong()).isEqualTo(7);
+        assertThat(out.at("/usage/completion_tokens_details").isMissingNode()).isTrue();
+        assertThat(t.usage()).isEqualTo(new Usage(0, 0, 7, 0, 0));
+    }
+
     @ParameterizedTest(name = "{0} → {1}")
     @CsvSource(nullValues = "NULL", value = {"end_turn, stop", "stop_sequence, stop", "max_tokens, length",
             "model_context_window_exceeded, length", "tool_use, tool_calls", "pause_turn, stop",

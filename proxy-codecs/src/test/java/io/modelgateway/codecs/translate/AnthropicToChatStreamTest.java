@@ -174,7 +174,30 @@ class AnthropicToChatStreamTest {
     static Stream<String> unreadableData() {
         return Stream.of("[DONE]", "[1,2]", "\"text\"", "{\"type\":\"content_block_delta\"} {}",
                 "{\"type\":\"content_block_delta\",",
-                "{\"index\":99999999999999999999}", "{\"usage\":{\"output_tokens\":99999999999999999999999}}");
+                "{\"index\":99999999999999999999}");
+    }
+
+    @Test
+    void onEvent_implausibleCounts_readAsAbsent_andTheStreamGoesOn() {
+        AnthropicToChatStream t = streamTranslator(true, false, false);
+        String out = stream(t, ("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
+                + "\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":99999999999999999999999,"
+                + "\"cache_read_input_tokens\":-4,\"output_tokens\":1}}}\n\n"
+                + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+                + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+                + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+                + "\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n"
+                + "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+                + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},"
+                + "\"usage\":{\"output_tokens\":1.0E18}}\n\n"
+                + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n").getBytes(StandardCharsets.UTF_8));
+
+        assertThat(out).contains("\"content\":\"hi\"", "\"finish_reason\":\"stop\"").doesNotContain("could not read")
+                .endsWith("data: [DONE]\n\n");
+        JsonNode usage = tree(events(out).get(events(out).size() - 2).substring(6)).path("usage");
+        assertThat(usage.path("prompt_tokens").asLong()).isZero();
+        assertThat(usage.path("completion_tokens").asLong()).isEqualTo(1);
+        assertThat(t.usage()).isEqualTo(new Usage(0, 1, 0, 0, 0));
     }
 
     @ParameterizedTest

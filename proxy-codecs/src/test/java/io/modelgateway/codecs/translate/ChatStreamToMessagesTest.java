@@ -47,6 +47,22 @@ class ChatStreamToMessagesTest {
     }
 
     @Test
+    void usage_implausibleCounts_readAsAbsent_andTheStreamEndsNormally() {
+        String text = new String(resource(DIR + "text.chat.sse"), StandardCharsets.UTF_8)
+                .replace("\"prompt_tokens\":1436", "\"prompt_tokens\":99999999999999999999999")
+                .replace("\"completion_tokens\":96", "\"completion_tokens\":9.6e1")
+                .replace("\"cached_tokens\":1024", "\"cached_tokens\":-1");
+        StreamTranslator t = newTranslator();
+
+        List<String> events = run(t, List.of(text.getBytes(StandardCharsets.UTF_8)), true);
+
+        assertWellFormed(events);
+        assertThat(events).noneMatch(e -> e.startsWith("event: error"));
+        assertThat(events.get(events.size() - 1)).startsWith("event: message_stop");
+        assertThat(t.usage()).isEqualTo(new Usage(0, 96, 0, 0, 0));
+    }
+
+    @Test
     void usage_beforeTheUsageChunk_isZero() {
         StreamTranslator t = newTranslator();
         assertThat(t.usage()).isEqualTo(Usage.ZERO);

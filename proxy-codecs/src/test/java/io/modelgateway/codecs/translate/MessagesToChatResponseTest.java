@@ -5,6 +5,7 @@ import static io.modelgateway.codecs.translate.MessagesToChatRequestTest.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -51,6 +52,22 @@ class MessagesToChatResponseTest {
         assertThat(t.usage().promptTokens()).isEqualTo(200);
         translate(t, resource(DIR + "text.chat.json"));
         assertThat(t.usage()).isEqualTo(new Usage(412, 96, 0, 1024, 0));
+    }
+
+    @Test
+    void translate_implausibleCounts_readAsAbsent_andTheAnswerIsStillTranslated() throws Exception {
+        ResponseTranslator t = responseTranslator();
+        String out = translate(t, ("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+                + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},"
+                + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":99999999999999999999999,"
+                + "\"completion_tokens\":12.0,\"prompt_tokens_details\":{\"cached_tokens\":-1},"
+                + "\"completion_tokens_details\":{\"reasoning_tokens\":1e18}}}").getBytes(StandardCharsets.UTF_8));
+
+        JsonNode usage = tree(out).path("usage");
+        assertThat(usage.path("input_tokens").asLong()).isZero();
+        assertThat(usage.path("output_tokens").asLong()).isEqualTo(12);
+        assertThat(usage.path("cache_read_input_tokens").asLong()).isZero();
+        assertThat(t.usage()).isEqualTo(new Usage(0, 12, 0, 0, 0));
     }
 
     @Test

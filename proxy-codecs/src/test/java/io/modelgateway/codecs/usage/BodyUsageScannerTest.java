@@ -92,6 +92,34 @@ class BodyUsageScannerTest {
         assertThat(scanCounts("not json at all")).isNull();
     }
 
+    @Test
+    void absurdCounts_inEitherStyle_areNotBelieved() {
+        String[] counts = {"1000000000000000000", "999999999999999999", "9223372036854775807",
+            "99999999999999999999999", "-5", "1e18", "12.5"};
+        for (String count : counts) {
+            UsageCounts chat = scanCounts("{\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":12,"
+                    + "\"completion_tokens\":" + count + ",\"total_tokens\":19}}");
+            UsageCounts message = scanCounts("{\"id\":\"m\",\"type\":\"message\",\"content\":[],\"usage\":"
+                    + "{\"input_tokens\":" + count + ",\"output_tokens\":8}}");
+
+            assertThat(chat.implausible()).as(count).isTrue();
+            assertThat(chat.implausibleField()).isEqualTo("completion_tokens");
+            assertThat(chat.usage().completionTokens()).as("not stored").isZero();
+            assertThat(message.implausible()).as(count).isTrue();
+            assertThat(message.implausibleField()).isEqualTo("input_tokens");
+            assertThat(message.usage().promptTokens()).isZero();
+        }
+    }
+
+    @Test
+    void onlyAbsurdCounts_areStillReported_notTakenForNoUsage() {
+        UsageCounts c = scanCounts("{\"usage\":{\"prompt_tokens\":-1,\"completion_tokens\":1e30}}");
+
+        assertThat(c).isNotNull();
+        assertThat(c.implausible()).isTrue();
+        assertThat(c.known()).isFalse();
+    }
+
     private static Usage scan(String json) {
         return scanCounts(json).usage();
     }

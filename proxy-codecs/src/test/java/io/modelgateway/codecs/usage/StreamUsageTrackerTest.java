@@ -46,6 +46,58 @@ class StreamUsageTrackerTest {
     }
 
     @Test
+    void openAiUsageChunk_absurdCounts_stillRecognisedButNotBelieved() {
+        for (String count : new String[] {"1000000000000000000", "9223372036854775807", "99999999999999999999999",
+            "-3", "1e18", "2.5"}) {
+            StreamUsageTracker t = new StreamUsageTracker();
+            feed(t, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}],\"usage\":null}\n\n");
+
+            boolean usageOnly = feed(t, "data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":" + count
+                    + ",\"completion_tokens\":2,\"total_tokens\":" + count + "}}\n\n");
+
+            assertThat(usageOnly).as("%s: still the usage chunk, withheld from a caller who did not ask", count)
+                    .isTrue();
+            assertThat(t.counts().implausible()).as(count).isTrue();
+            assertThat(t.counts().implausibleField()).isEqualTo("prompt_tokens");
+            assertThat(t.complete()).isTrue();
+            assertThat(t.otherEvents()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anthropicStream_longMaxInMessageStart_orAFloatInMessageDelta_isNotBelieved() {
+        StreamUsageTracker start = new StreamUsageTracker();
+        feed(start, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"content\":[],"
+                + "\"usage\":{\"input_tokens\":9223372036854775807,\"output_tokens\":1}}}\n\n");
+        feed(start, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},"
+                + "\"usage\":{\"output_tokens\":15}}\n\n");
+        StreamUsageTracker delta = new StreamUsageTracker();
+        feed(delta, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"content\":[],"
+                + "\"usage\":{\"input_tokens\":20,\"output_tokens\":1}}}\n\n");
+        feed(delta, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},"
+                + "\"usage\":{\"output_tokens\":1.0E18}}\n\n");
+
+        assertThat(start.counts().implausible()).isTrue();
+        assertThat(start.counts().implausibleField()).isEqualTo("input_tokens");
+        assertThat(start.counts().usage().promptTokens()).as("the absurd count was not stored").isZero();
+        assertThat(delta.counts().implausible()).isTrue();
+        assertThat(delta.counts().implausibleField()).isEqualTo("output_tokens");
+        assertThat(delta.counts().usage().completionTokens()).isEqualTo(1);
+    }
+
+    @Test
+    void usageEventTheParserCannotRead_makesTheUsageUnknown() {
+        StreamUsageTracker t = new StreamUsageTracker();
+        feed(t, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2}}\n\n");
+
+        // A number past the parser's own length limit: the event cannot be read, so neither can its usage.
+        feed(t, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":" + "9".repeat(2000) + "}}\n\n");
+
+        assertThat(t.counts().implausible()).isTrue();
+        assertThat(t.counts().implausibleField()).isEqualTo("usage");
+    }
+
+    @Test
     void usageObjectAt_findsOnlyRealKeysWithObjectValues() {
         assertThat(at("{\"usage\":null}")).isEqualTo(-1);
         assertThat(at("{\"x\":\"\\\"usage\\\":{}\"}")).isEqualTo(-1);

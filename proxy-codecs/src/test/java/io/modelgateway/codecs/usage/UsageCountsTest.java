@@ -58,4 +58,63 @@ class UsageCountsTest {
         byte[] b = json.getBytes(StandardCharsets.UTF_8);
         assertThat(new UsageCounts().read(b, 0, b.length)).isFalse();
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"prompt_tokens\":1000000000000000000,\"completion_tokens\":7}",
+        "{\"prompt_tokens\":12,\"completion_tokens\":9223372036854775807}",
+        "{\"prompt_tokens\":12,\"completion_tokens\":99999999999999999999999}",
+        "{\"prompt_tokens\":-12,\"completion_tokens\":7}",
+        "{\"prompt_tokens\":1e18,\"completion_tokens\":7}",
+        "{\"prompt_tokens\":12.5,\"completion_tokens\":7}",
+        "{\"prompt_tokens\":12,\"completion_tokens\":7,\"prompt_tokens_details\":{\"cached_tokens\":-1}}",
+        "{\"prompt_tokens\":12,\"completion_tokens\":7,\"completion_tokens_details\":{\"reasoning_tokens\":2e30}}",
+        "{\"input_tokens\":9223372036854775807,\"output_tokens\":8}",
+        "{\"input_tokens\":10,\"cache_read_input_tokens\":100000001,\"output_tokens\":8}",
+        "{\"input_tokens\":10,\"cache_creation_input_tokens\":-0.5,\"output_tokens\":8}",
+    })
+    void absurdCount_bothReaders_markTheUsageImplausibleAndKeepItOut(String json) throws Exception {
+        UsageCounts bytes = new UsageCounts();
+        byte[] b = json.getBytes(StandardCharsets.UTF_8);
+        assertThat(bytes.read(b, 0, b.length)).isTrue();
+        UsageCounts jackson = new UsageCounts();
+        try (JsonParser p = new JsonFactory().createParser(json)) {
+            p.nextToken();
+            jackson.read(p);
+        }
+
+        for (UsageCounts c : new UsageCounts[] {bytes, jackson}) {
+            assertThat(c.implausible()).isTrue();
+            assertThat(json).contains("\"" + c.implausibleField() + "\":");
+            Usage u = c.usage();
+            // What was believed stays apart from what was not: no count above the ceiling, none below zero.
+            for (long n : new long[] {u.input(), u.output(), u.cacheCreation(), u.cacheRead(), u.reasoning()}) {
+                assertThat(n).isBetween(0L, TokenCount.MAX);
+            }
+        }
+        assertThat(bytes.implausibleField()).isEqualTo(jackson.implausibleField());
+        assertThat(bytes.usage()).isEqualTo(jackson.usage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"prompt_tokens\":12.0,\"completion_tokens\":7e0,\"total_tokens\":19}",
+        "{\"prompt_tokens\":100000000,\"completion_tokens\":0,\"total_tokens\":1e30}",
+        "{\"prompt_tokens\":12,\"completion_tokens\":7,\"prompt_tokens_details\":{\"cached_tokens\":null,"
+                + "\"audio_tokens\":-5},\"extra\":-99999999999999999999999}",
+    })
+    void wholeNumbersInRange_andFieldsNotCounted_areBelieved(String json) throws Exception {
+        UsageCounts bytes = new UsageCounts();
+        byte[] b = json.getBytes(StandardCharsets.UTF_8);
+        assertThat(bytes.read(b, 0, b.length)).isTrue();
+        UsageCounts jackson = new UsageCounts();
+        try (JsonParser p = new JsonFactory().createParser(json)) {
+            p.nextToken();
+            jackson.read(p);
+        }
+        assertThat(bytes.implausible()).isFalse();
+        assertThat(jackson.implausible()).isFalse();
+        assertThat(bytes.usage()).isEqualTo(jackson.usage());
+        assertThat(bytes.usage().promptTokens()).isIn(12L, 100_000_000L);
+    }
 }

@@ -1,11 +1,13 @@
 package io.modelgateway.core.limit;
 
+import io.modelgateway.codecs.Saturating;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
  * The tokens one scope used on the current UTC day. Like {@link TokenBucket} it stores usage, never the budget,
- * so a reload that changes the budget applies to what the day already used.
+ * so a reload that changes the budget applies to what the day already used. The sums saturate: an absurd
+ * settlement spends the day's budget, and the scope is refused only until the next UTC midnight.
  *
  * <p>Thread safety: one immutable {@link DayUsage} swapped by compare-and-set; lock-free.
  */
@@ -45,7 +47,7 @@ final class DailyBudget {
             if (used >= budget) {
                 return false;
             }
-            if (USAGE.compareAndSet(this, cur, new DayUsage(today, TokenBucket.saturatedAdd(used, estimate)))) {
+            if (USAGE.compareAndSet(this, cur, new DayUsage(today, Saturating.add(used, estimate)))) {
                 return true;
             }
         }
@@ -65,7 +67,7 @@ final class DailyBudget {
             if (cur.day != day) {
                 return;
             }
-            long used = Math.max(0, TokenBucket.saturatedAdd(cur.used, delta));
+            long used = Math.max(0, Saturating.add(cur.used, delta));
             if (USAGE.compareAndSet(this, cur, new DayUsage(day, used))) {
                 return;
             }

@@ -1,6 +1,7 @@
 package io.modelgateway.core.limit;
 
 import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Saturating;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -158,7 +159,7 @@ final class LimitedAdmission extends Admission {
                 h.state.requests.giveBack(1);
             }
             if (h.tokensCapacity > 0) {
-                long delta = actualTokens - h.tokensReserved;
+                long delta = Saturating.subtract(actualTokens, h.tokensReserved);
                 if (delta > 0 && !haveNow) {
                     now = limiter.nanoTime();
                     haveNow = true;
@@ -169,7 +170,7 @@ final class LimitedAdmission extends Admission {
                 h.inFlight.decrementAndGet();
             }
             if (h.dailyHeld) {
-                h.state.daily.adjust(h.day, actualTokens - h.dailyReserved);
+                h.state.daily.adjust(h.day, Saturating.subtract(actualTokens, h.dailyReserved));
             }
         }
     }

@@ -35,8 +35,10 @@ final class RateLimitHeaders {
     /**
      * One family ({@code tokens} true: the tokens family, else requests).
      *
-     * @param remaining  clamped at 0: debt is the gateway's business, a negative count only confuses clients
-     * @param resetNanos until the bucket is full again
+     * @param remaining  clamped at 0: a negative count (a level above a limit lowered by a reload) only confuses
+     *                   clients
+     * @param resetNanos until the bucket is full again; a family is a per-minute limit, so never more than a
+     *                   minute (the buckets keep to that; the bound here makes the header say so whatever happens)
      * @param epochMillis the wall clock now, for the Anthropic reset instant
      */
     static void writeFamily(HttpHeaders headers, ApiStyle style, boolean tokens, long limit, long remaining,
@@ -45,7 +47,7 @@ final class RateLimitHeaders {
         int f = tokens ? 1 : 0;
         headers.set(LIMIT[s][f], Long.toString(limit));
         headers.set(REMAINING[s][f], Long.toString(Math.max(0, remaining)));
-        long resetMillis = ceilDiv(Math.max(0, resetNanos), 1_000_000);
+        long resetMillis = ceilDiv(Math.min(TokenBucket.WINDOW_NANOS, Math.max(0, resetNanos)), 1_000_000);
         headers.set(RESET[s][f], s == 1 ? rfc3339(epochMillis + resetMillis) : goDuration(resetMillis));
     }
 

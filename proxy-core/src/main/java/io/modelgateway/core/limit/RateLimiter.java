@@ -136,7 +136,7 @@ public final class RateLimiter {
 
         if (tpm > 0) {
             // Never more than the whole bucket: a request estimated above the limit still passes on a full bucket
-            // (and its real usage then puts the bucket in debt), rather than being refused forever.
+            // (and its real usage then empties the bucket), rather than being refused forever.
             long reserve = Math.min(estimate, tpm);
             TokenBucket.Level l = state.tokens.take(reserve, tpm, now);
             if (l == null) {

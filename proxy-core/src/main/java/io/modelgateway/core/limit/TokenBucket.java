@@ -1,11 +1,17 @@
 package io.modelgateway.core.limit;
 
+import io.modelgateway.codecs.Saturating;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
  * A per-minute bucket (requests or tokens) of one scope. A bucket of capacity C refills C per minute,
  * continuously; a request takes its cost if what is in use, after refilling, leaves room for it.
+ *
+ * <p>The level never goes past an empty bucket: an exchange that used more than it reserved is charged the
+ * difference, but at most up to C in use. So one exchange costs at most one window's worth (a minute of refill),
+ * whatever an upstream claims it used, and a key is never told to wait longer than a minute. A level above C
+ * (left by a reload that lowered C) reads as C for the same reason.
  *
  * <p>The capacity is not stored: every call passes the limit of the config in force, so a reload that changes
  * a limit applies it to the usage already counted. That is why the level is kept in tokens (or requests)
@@ -21,8 +27,9 @@ final class TokenBucket {
 
     /**
      * {@code used} tokens (or requests) were in use at {@code atNanos}; time since then has refilled the bucket
-     * but is not applied yet. {@code used} may exceed the capacity: debt, from exchanges that used more than
-     * they reserved. When {@code used} is 0, {@code atNanos} means nothing: a full bucket banks no refill.
+     * but is not applied yet. {@code used} is at most the capacity in force when it was stored (it may exceed a
+     * capacity lowered since, and is then read as that capacity). When {@code used} is 0, {@code atNanos} means
+     * nothing: a full bucket banks no refill.
      */
     record Level(long used, long atNanos) {
     }
@@ -52,7 +59,7 @@ final class TokenBucket {
             Level cur = level;
             // The refill is worked out in locals rather than through refill(): one Level per attempt instead of
             // two, since escape analysis does not remove an object that may also be the shared one.
-            long used = cur.used;
+            long used = Math.min(cur.used, capacity);
             long at = now;
             if (used != 0) {
                 long elapsed = now - cur.atNanos;
@@ -79,8 +86,9 @@ final class TokenBucket {
     }
 
     /**
-     * Adds {@code delta} to what is in use, never going below 0. Debt added now (delta > 0) is added after
-     * refilling up to {@code now}, so that time that passed before it existed does not pay it off.
+     * Adds {@code delta} to what is in use, never going below 0 nor above {@code capacity} (an empty bucket: see
+     * the class comment). Usage added now (delta > 0) is added after refilling up to {@code now}, so that time
+     * that passed before it existed does not pay it off.
      */
     void add(long delta, long capacity, long now) {
         if (delta < 0) {
@@ -93,7 +101,7 @@ final class TokenBucket {
         for (;;) {
             Level cur = level;
             Level base = refill(cur, capacity, now);
-            Level next = new Level(saturatedAdd(base.used, delta), base.atNanos);
+            Level next = new Level(Math.min(Saturating.add(base.used, delta), capacity), base.atNanos);
             if (LEVEL.compareAndSet(this, cur, next)) {
                 return;
             }
@@ -120,23 +128,21 @@ final class TokenBucket {
         return refill(level, capacity, now);
     }
 
-    /** {@code cur} with the refill of the time up to {@code now} applied. */
+    /** {@code cur} with the refill of the time up to {@code now} applied, and read under {@code capacity}. */
     private static Level refill(Level cur, long capacity, long now) {
         if (cur.used == 0) {
             return cur.atNanos == now ? cur : new Level(0, now);
         }
+        long used = Math.min(cur.used, capacity);
         long elapsed = now - cur.atNanos;
-        if (elapsed <= 0) {
-            return cur; // another loop read the clock a little later than this one
-        }
-        long refilled = refilled(elapsed, capacity);
-        if (refilled >= cur.used) {
+        long refilled = elapsed <= 0 ? 0 : refilled(elapsed, capacity); // <= 0: another loop read the clock later
+        if (refilled >= used) {
             return new Level(0, now);
         }
         if (refilled == 0) {
-            return cur;
+            return used == cur.used ? cur : new Level(used, cur.atNanos);
         }
-        return new Level(cur.used - refilled, refilledAt(cur.atNanos, refilled, capacity, now));
+        return new Level(used - refilled, refilledAt(cur.atNanos, refilled, capacity, now));
     }
 
     /**
@@ -148,21 +154,29 @@ final class TokenBucket {
         return refilled <= Long.MAX_VALUE / WINDOW_NANOS ? at + nanosToRefill(refilled, capacity, false) : now;
     }
 
-    /** Nanoseconds from {@code level} until the bucket is full again (0 when it is). */
+    /**
+     * Nanoseconds from {@code level} until the bucket is full again (0 when it is); never more than one window,
+     * as the level never exceeds the capacity (the bound here says so where the headers read it).
+     */
     static long nanosUntilFull(Level level, long capacity, long now) {
         if (level.used == 0) {
             return 0;
         }
-        return Math.max(0, saturatedAdd(nanosToRefill(level.used, capacity, true), level.atNanos - now));
+        long nanos = Saturating.add(nanosToRefill(Math.min(level.used, capacity), capacity, true), level.atNanos - now);
+        return Math.min(WINDOW_NANOS, Math.max(0, nanos));
     }
 
-    /** Nanoseconds from {@code level} until {@code cost} fits under {@code capacity} (0 when it does). */
+    /**
+     * Nanoseconds from {@code level} until {@code cost} (at most {@code capacity}) fits under {@code capacity}
+     * (0 when it does); never more than one window, like {@link #nanosUntilFull}.
+     */
     static long nanosUntilRoom(Level level, long cost, long capacity, long now) {
-        long missing = level.used - (capacity - cost);
+        long missing = Math.min(level.used, capacity) - (capacity - cost);
         if (missing <= 0) {
             return 0;
         }
-        return Math.max(0, saturatedAdd(nanosToRefill(missing, capacity, true), level.atNanos - now));
+        long nanos = Saturating.add(nanosToRefill(missing, capacity, true), level.atNanos - now);
+        return Math.min(WINDOW_NANOS, Math.max(0, nanos));
     }
 
     /** Whole tokens a bucket of {@code capacity} per minute refills in {@code elapsedNanos} (> 0). */
@@ -176,8 +190,7 @@ final class TokenBucket {
         if (minutes == 0) {
             return part;
         }
-        long whole = capacity <= Long.MAX_VALUE / minutes ? minutes * capacity : Long.MAX_VALUE;
-        return saturatedAdd(whole, part);
+        return Saturating.add(Saturating.multiply(minutes, capacity), part);
     }
 
     /** Nanoseconds a bucket of {@code capacity} per minute takes to refill {@code tokens} (>= 0). */
@@ -189,14 +202,5 @@ final class TokenBucket {
         }
         double d = (double) tokens * WINDOW_NANOS / capacity;
         return d >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) (roundUp ? Math.ceil(d) : d);
-    }
-
-    static long saturatedAdd(long a, long b) {
-        long r = a + b;
-        // Overflow iff both operands have the sign opposite to the result's.
-        if (((a ^ r) & (b ^ r)) < 0) {
-            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        return r;
     }
 }

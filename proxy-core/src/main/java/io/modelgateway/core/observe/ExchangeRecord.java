@@ -1,6 +1,7 @@
 package io.modelgateway.core.observe;
 
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.Saturating;
 
 /**
  * What the access log and the metrics learn of one API exchange. Made when the request is routed, filled in by
@@ -252,6 +253,11 @@ public final class ExchangeRecord {
 
     public long outputTokens() {
         return outputTokens;
+    }
+
+    /** Input plus output: what the limits are settled with. Saturates, so two huge counts never sum to nothing. */
+    public long totalTokens() {
+        return Saturating.add(inputTokens, outputTokens);
     }
 
     public UsageSource usageSource() {

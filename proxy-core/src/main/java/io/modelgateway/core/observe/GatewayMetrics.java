@@ -15,6 +15,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -79,6 +80,8 @@ public final class GatewayMetrics implements ExchangeObserver {
      * library, so a surprise never grows the cache.
      */
     private static final int MAX_STATUS_PAIRS = 64;
+    /** Distinct failures to render the exposition that are logged; a bound on what a broken metric can log. */
+    static final int MAX_LOGGED_FAILURES = 32;
     private static final double NANOS_PER_SECOND = 1e9;
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -93,6 +96,8 @@ public final class GatewayMetrics implements ExchangeObserver {
     private final Counter tokens;
     private final Counter refusals;
     private final LongAdder inflight = new LongAdder();
+    /** The distinct render failures {@link MetricsResponder} logged; at most {@link #MAX_LOGGED_FAILURES}. */
+    private final Set<String> loggedScrapeFailures = ConcurrentHashMap.newKeySet();
 
     /** Indexed by {@link Endpoint#ordinal()}; the last slot is the model list (endpoint null). */
     private final EndpointSeries[] endpoints;
@@ -224,11 +229,15 @@ public final class GatewayMetrics implements ExchangeObserver {
         if (record.stream() && firstByte >= 0) {
             ms.firstToken().observe(firstByte / NANOS_PER_SECOND);
         }
+        // Tokens are added as doubles, on purpose: the client library keeps a long and a double sum per counter and
+        // renders their total. The long one wraps negative past Long.MAX_VALUE (ten answers claiming 10^18 tokens
+        // did it), and the library then refuses to render the counter at all, failing every scrape from then on. A
+        // double sum cannot wrap: past 2^53 it only stops counting exactly, and it never goes down. Same cost.
         if (record.inputTokens() > 0) {
-            ks.inputTokens().inc(record.inputTokens());
+            ks.inputTokens().inc((double) record.inputTokens());
         }
         if (record.outputTokens() > 0) {
-            ks.outputTokens().inc(record.outputTokens());
+            ks.outputTokens().inc((double) record.outputTokens());
         }
         long upstream = record.upstreamLatencyNanos();
         if (upstream >= 0 || outcome == Outcome.UPSTREAM_ERROR) {
@@ -251,6 +260,18 @@ public final class GatewayMetrics implements ExchangeObserver {
             // Cached too: a client hammering past its limit makes this the hottest path of all.
             ks.refusals(limit).inc();
         }
+    }
+
+    /**
+     * Records that rendering failed with {@code signature} (see {@link MetricsResponder}); true the first time a
+     * signature is seen, so a scrape flood on one failure logs it once. Bounded: past {@link #MAX_LOGGED_FAILURES}
+     * distinct signatures nothing more is logged (the 500s go on).
+     */
+    boolean firstScrapeFailure(String signature) {
+        if (loggedScrapeFailures.size() >= MAX_LOGGED_FAILURES) {
+            return false;
+        }
+        return loggedScrapeFailures.add(signature);
     }
 
     /** Writes the Prometheus text exposition (format 0.0.4, {@link #CONTENT_TYPE}) of every metric. */

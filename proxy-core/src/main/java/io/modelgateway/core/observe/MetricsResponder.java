@@ -9,6 +9,7 @@ import io.modelgateway.core.server.RequestRouter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
@@ -26,6 +27,9 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Answers {@code GET /metrics} with {@link GatewayMetrics}' Prometheus text exposition.
@@ -52,6 +56,11 @@ import java.io.UncheckedIOException;
 public final class MetricsResponder extends ChannelInboundHandlerAdapter {
     public static final String PATH = "/metrics";
     static final AsciiString CONTENT_TYPE = AsciiString.cached(GatewayMetrics.CONTENT_TYPE);
+
+    private static final Logger LOG = Logger.getLogger(MetricsResponder.class.getName());
+    private static final byte[] FAILURE_BODY =
+            "The metrics could not be rendered; the gateway log says why.\n".getBytes(StandardCharsets.US_ASCII);
+    private static final AsciiString FAILURE_CONTENT_TYPE = AsciiString.cached("text/plain; charset=utf-8");
 
     private final GatewayMetrics metrics;
 
@@ -88,9 +97,23 @@ public final class MetricsResponder extends ChannelInboundHandlerAdapter {
      * Writes and flushes a 200 with the exposition ({@code text/plain; version=0.0.4; charset=utf-8}) and a
      * request id; closes the connection after it when {@code keepAlive} is false. Releases nothing it was
      * not given: the caller keeps its request.
+     *
+     * <p>When the exposition cannot be made (a metric the client library refuses to render, a collector that
+     * throws), the answer is a 500 with a one-line plain-text body instead, and the failure is logged with its
+     * stack trace the first time it is seen: the same failure again (same exception type, thrown at the same place)
+     * is not logged again, so a scraper polling a broken metric every few seconds does not flood the log.
      */
     public static ChannelFuture respond(ChannelHandlerContext ctx, GatewayMetrics metrics, boolean keepAlive) {
-        FullHttpResponse response = response(ctx.alloc(), metrics);
+        FullHttpResponse response;
+        try {
+            response = response(ctx.alloc(), metrics);
+        } catch (RuntimeException e) {
+            if (metrics.firstScrapeFailure(signature(e))) {
+                LOG.log(Level.WARNING, "GET /metrics could not be rendered (" + e + "); answered 500. "
+                        + "This failure is logged once.", e);
+            }
+            response = failure();
+        }
         HttpResponses.requestId(response.headers(), Ids.requestId());
         HttpUtil.setKeepAlive(response, keepAlive);
         ChannelFuture f = ctx.writeAndFlush(response);
@@ -98,6 +121,23 @@ public final class MetricsResponder extends ChannelInboundHandlerAdapter {
             f.addListener(ChannelFutureListener.CLOSE);
         }
         return f;
+    }
+
+    /** The 500 for a failed rendering: plain text, no detail (that goes to the log). */
+    private static FullHttpResponse failure() {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.INTERNAL_SERVER_ERROR, Unpooled.wrappedBuffer(FAILURE_BODY));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, FAILURE_CONTENT_TYPE)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, FAILURE_BODY.length)
+                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+        return response;
+    }
+
+    /** What makes two failures the same: the exception type and the place it was thrown (not its message). */
+    static String signature(Throwable e) {
+        StackTraceElement[] trace = e.getStackTrace();
+        return e.getClass().getName() + (trace.length > 0 ? " at " + trace[0] : ": " + e.getMessage());
     }
 
     /** A 200 response holding the exposition; the caller owns it (writing it hands it on). */

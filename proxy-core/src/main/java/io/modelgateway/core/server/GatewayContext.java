@@ -102,7 +102,7 @@ public final class GatewayContext {
         }
         exchanges.decrementAndGet();
         if (request.admission() != null) {
-            request.admission().settle(record.inputTokens() + record.outputTokens());
+            request.admission().settle(record.totalTokens());
         }
         observer.ended(record);
     }

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.logging.Logger;
 import io.netty.util.concurrent.ScheduledFuture;
 
 /**
@@ -51,6 +52,8 @@ import io.netty.util.concurrent.ScheduledFuture;
  * mid-stream with the style's timeout error event, before a non-stream body with a 504.
  */
 public final class SimulatorExchange implements Exchange {
+    private static final Logger LOG = Logger.getLogger(SimulatorExchange.class.getName());
+
     private final ChannelHandlerContext ctx;
     private final GatewayRequest request;
     private final SimulatorEngine engine;
@@ -306,15 +309,24 @@ public final class SimulatorExchange implements Exchange {
         finish(Outcome.CANCELLED);
     }
 
-    /** The final counts for a complete answer; else the input and one token per content event delivered. */
+    /**
+     * The final counts for a complete answer; else the input and one token per content event delivered. Counts the
+     * codecs did not believe are as good as none, as for a proxied upstream.
+     */
     private void account(Outcome outcome) {
         ExchangeRecord record = request.record();
         if (response == null || response.status() != 200) {
             record.usage(0, 0, ExchangeRecord.UsageSource.NONE);
             return;
         }
-        Usage u = usage == null ? null : usage.usage();
-        if (outcome == Outcome.DONE && usageComplete) {
+        UsageCounts counts = usage;
+        if (counts != null && counts.implausible()) {
+            LOG.warning("upstream " + record.provider() + " reported an implausible token count ("
+                    + counts.implausibleField() + "); the exchange is accounted with the gateway's estimate");
+            counts = null;
+        }
+        Usage u = counts == null ? null : counts.usage();
+        if (outcome == Outcome.DONE && usageComplete && u != null) {
             record.usage(u.promptTokens(), u.completionTokens(), ExchangeRecord.UsageSource.UPSTREAM);
             return;
         }

@@ -834,13 +834,20 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     /**
      * Puts the tokens this exchange used on its record: the upstream's own counts when its answer was complete;
      * otherwise an estimate of what was delivered (the reserved input estimate, or the input the upstream
-     * already reported, and one token per content event sent); nothing for an answer the upstream refused.
+     * already reported, and one token per content event sent); nothing for an answer the upstream refused. Counts
+     * the upstream reported but the codecs did not believe (see {@code TokenCount}) are as good as none.
      */
     private void account(Outcome outcome) {
         ExchangeRecord record = request.record();
         int code = upstreamStatus == null ? 0 : upstreamStatus.code();
         boolean ok = code >= 200 && code < 300;
         UsageCounts counts = streamUsage != null ? streamUsage.counts() : bodyUsage != null ? bodyUsage.counts() : null;
+        if (counts != null && counts.implausible()) {
+            // A count no exchange can have: none of this usage is believed, the estimate below stands in for it.
+            LOG.warning("upstream " + provider.name() + " reported an implausible token count ("
+                    + counts.implausibleField() + "); the exchange is accounted with the gateway's estimate");
+            counts = null;
+        }
         boolean complete = counts != null && (streamUsage == null || streamUsage.complete());
         if (ok && outcome == Outcome.DONE && complete) {
             Usage u = counts.usage();

@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class RateLimiterTest {
     private final LimitFixtures.FakeClock clock = new LimitFixtures.FakeClock("2026-08-21T12:40:00Z");
@@ -155,19 +157,66 @@ class RateLimiterTest {
     }
 
     @Test
-    void settle_actualAboveReserve_leavesDebtThatLaterRequestsWaitOut() {
+    void settle_actualAboveReserve_chargesUpToTheWholeBucket() {
         KeyConfig k = key("team-a", tpm(1000));
         limiter.admit(k, chat, 100).settle(2500);
 
         Admission refused = limiter.admit(k, chat, 100);
-        // 2500 used + 100 wanted - 1000 capacity = 1600 tokens to refill at 1000 a minute: 96 s.
+        // 2500 used, but one exchange empties the bucket at most: 100 wanted refill at 1000 a minute in 6 s.
         assertThat(refused.admitted()).isFalse();
-        assertThat(refused.retryAfterMillis()).isEqualTo(96_000);
+        assertThat(refused.retryAfterMillis()).isEqualTo(6_000);
 
-        clock.advanceMillis(95_999);
+        clock.advanceMillis(5_999);
         assertThat(limiter.admit(k, chat, 100).admitted()).isFalse();
         clock.advanceMillis(1);
         assertThat(limiter.admit(k, chat, 100).admitted()).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1_000_000_000_000_000_000L, Long.MAX_VALUE})
+    void settle_absurdUsage_locksTheKeyOutForAtMostOneWindow(long used) {
+        KeyConfig k = key("team-a", tpm(1000));
+        limiter.admit(k, chat, 100).settle(used);
+
+        Admission refused = limiter.admit(k, chat, 1000);
+        Admission small = limiter.admit(k, chat, 10);
+        HttpHeaders openAi = new DefaultHttpHeaders();
+        refused.addHeaders(openAi, ApiStyle.OPENAI);
+        HttpHeaders anthropic = new DefaultHttpHeaders();
+        refused.addHeaders(anthropic, ApiStyle.ANTHROPIC);
+
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.retryAfterMillis()).isEqualTo(60_000);
+        assertThat(openAi.get("Retry-After")).isEqualTo("60");
+        assertThat(openAi.get("retry-after-ms")).isEqualTo("60000");
+        assertThat(openAi.get("x-ratelimit-remaining-tokens")).isEqualTo("0");
+        assertThat(openAi.get("x-ratelimit-reset-tokens")).isEqualTo("1m0s");
+        assertThat(anthropic.get("anthropic-ratelimit-tokens-reset")).isEqualTo("2026-08-21T12:41:00Z");
+        assertThat(small.retryAfterMillis()).isEqualTo(600);
+        clock.advanceMillis(60_000); // one window later the bucket is full again
+        assertThat(limiter.admit(k, chat, 1000).admitted()).isTrue();
+    }
+
+    @Test
+    void settle_absurdUsageOnTheDailyBudget_refusesOnlyUntilUtcMidnight() {
+        LimitFixtures.FakeClock late = new LimitFixtures.FakeClock("2026-08-21T23:00:00Z");
+        RateLimiter l = late.limiter();
+        KeyConfig k = key("team-a", new LimitsConfig(0, 1000, 0, 1_000_000));
+        l.admit(k, chat, 100).settle(Long.MAX_VALUE);
+
+        Admission refused = l.admit(k, chat, 1);
+        HttpHeaders h = new DefaultHttpHeaders();
+        refused.addHeaders(h, ApiStyle.OPENAI);
+
+        // The per-minute bucket refills within a minute; the day's budget is spent until midnight, an hour away.
+        assertThat(refused.refusedLimit()).isEqualTo("tokens_per_minute");
+        assertThat(refused.retryAfterMillis()).isEqualTo(60);
+        late.advanceMillis(60_000);
+        Admission daily = l.admit(k, chat, 1);
+        assertThat(daily.refusedLimit()).isEqualTo("daily_tokens");
+        assertThat(daily.retryAfterMillis()).isEqualTo(3_540_000);
+        late.advanceMillis(3_540_000);
+        assertThat(l.admit(k, chat, 1000).admitted()).isTrue();
     }
 
     @Test
@@ -338,10 +387,27 @@ class RateLimiterTest {
         Admission afterRaising = limiter.admit(key("team-a", rpm(5)), chat, 1);
 
         assertThat(afterLowering.admitted()).isFalse();
-        // 3 used under a capacity of 2: 2 requests must refill at 2 a minute.
-        assertThat(afterLowering.retryAfterMillis()).isEqualTo(60_000);
+        // 3 used under a capacity of 2 reads as a full bucket (never more than one window): 1 request refills
+        // at 2 a minute.
+        assertThat(afterLowering.retryAfterMillis()).isEqualTo(30_000);
         assertThat(afterRaising.admitted()).isTrue();
         assertThat(admitted(key("team-a", rpm(5)), chat, 5)).isEqualTo(1);
+    }
+
+    @Test
+    void admit_limitLoweredFarBelowUsage_waitsAtMostOneWindow() {
+        assertThat(admitted(key("team-a", rpm(1000)), chat, 1000)).isEqualTo(1000);
+
+        Admission refused = limiter.admit(key("team-a", rpm(2)), chat, 1);
+        HttpHeaders h = new DefaultHttpHeaders();
+        refused.addHeaders(h, ApiStyle.OPENAI);
+
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.retryAfterMillis()).isEqualTo(30_000);
+        assertThat(h.get("Retry-After")).isEqualTo("30");
+        assertThat(h.get("x-ratelimit-reset-requests")).isEqualTo("1m0s");
+        clock.advanceMillis(30_000);
+        assertThat(limiter.admit(key("team-a", rpm(2)), chat, 1).admitted()).isTrue();
     }
 
     @Test
@@ -479,7 +545,7 @@ class RateLimiterTest {
         refused.addHeaders(h, ApiStyle.OPENAI);
 
         assertThat(h.get("x-ratelimit-remaining-tokens")).isEqualTo("0");
-        assertThat(h.get("x-ratelimit-reset-tokens")).isEqualTo("6m0s");
+        assertThat(h.get("x-ratelimit-reset-tokens")).isEqualTo("1m0s"); // 6000 used, charged up to the 1000 held
         assertThat(h.contains("x-ratelimit-limit-requests")).isFalse();
     }
 

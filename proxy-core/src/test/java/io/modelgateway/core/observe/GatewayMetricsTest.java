@@ -196,4 +196,32 @@ class GatewayMetricsTest {
                 "gateway_request_duration_seconds_count{endpoint=\"chat_completions\",model=\"m\"} 80000\n",
                 "gateway_inflight_exchanges 0.0\n");
     }
+
+    @Test
+    void absurdTokenCounts_neverTurnTheCounterNegative_andTheScrapeStillRenders() {
+        // Ten exchanges of 10^18 input tokens, and Long.MAX_VALUE output tokens twice: a long sum wraps below zero,
+        // and the client library refuses to render a negative counter (the scrape threw, /metrics closed).
+        for (int i = 0; i < 10; i++) {
+            ExchangeRecord r = Records.stream("team-a", "m");
+            r.usage(1_000_000_000_000_000_000L, i < 2 ? Long.MAX_VALUE : 0, ExchangeRecord.UsageSource.UPSTREAM);
+            exchange(r);
+        }
+
+        String text = metrics.scrapeText();
+
+        assertThat(sample(text, "gateway_tokens_total{direction=\"input\",key=\"team-a\",model=\"m\"}"))
+                .isEqualTo(1e19);
+        assertThat(sample(text, "gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"m\"}"))
+                .isEqualTo(2.0 * Long.MAX_VALUE);
+    }
+
+    /** The value of the sample line that starts with {@code series}. */
+    static double sample(String exposition, String series) {
+        for (String line : exposition.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1));
+            }
+        }
+        throw new AssertionError("no sample " + series + " in\n" + exposition);
+    }
 }

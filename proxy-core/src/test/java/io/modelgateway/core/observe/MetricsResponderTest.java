@@ -4,9 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.core.testing.Embedded;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.prometheus.metrics.model.registry.Collector;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -75,5 +82,60 @@ class MetricsResponderTest {
         api.release();
         similar.release();
         assertThat((Object) ch.readOutbound()).isNull();
+    }
+
+    @Test
+    void scrapeFails_answers500PlainText_andLogsOncePerDistinctFailure() {
+        boolean[] second = {false};
+        Collector broken = () -> {
+            throw second[0] ? new IllegalArgumentException("another failure") : new IllegalStateException("broken");
+        };
+        metrics.registry().register(broken);
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Logger logger = Logger.getLogger(MetricsResponder.class.getName());
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(capture);
+        try {
+            for (int i = 0; i < 5; i++) { // a scrape flood on the same failure
+                ch.writeInbound(Embedded.request(HttpMethod.GET, "/metrics", ""));
+                FullHttpResponse r = ch.readOutbound();
+                assertThat(r.status().code()).isEqualTo(500);
+                assertThat(r.headers().get("content-type")).isEqualTo("text/plain; charset=utf-8");
+                assertThat(r.headers().getInt("content-length")).isEqualTo(r.content().readableBytes());
+                assertThat(Embedded.body(r))
+                        .isEqualTo("The metrics could not be rendered; the gateway log says why.\n");
+            }
+            assertThat(ch.isOpen()).as("the connection stays usable").isTrue();
+            assertThat(warnings).hasSize(1);
+            assertThat(warnings.get(0)).contains("/metrics", "IllegalStateException", "broken");
+
+            second[0] = true;
+            ch.writeInbound(Embedded.request(HttpMethod.GET, "/metrics", ""));
+            ch.writeInbound(Embedded.request(HttpMethod.GET, "/metrics", ""));
+            for (int i = 0; i < 2; i++) {
+                FullHttpResponse r = ch.readOutbound();
+                assertThat(r.status().code()).isEqualTo(500);
+                r.release();
+            }
+            assertThat(warnings).hasSize(2);
+            assertThat(warnings.get(1)).contains("IllegalArgumentException", "another failure");
+        } finally {
+            logger.removeHandler(capture);
+        }
     }
 }
