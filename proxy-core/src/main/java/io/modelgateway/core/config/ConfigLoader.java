@@ -7,7 +7,6 @@ import io.modelgateway.core.config.YamlTree.ListNode;
 import io.modelgateway.core.config.YamlTree.MapNode;
 import io.modelgateway.core.config.YamlTree.Node;
 import io.modelgateway.core.config.YamlTree.Scalar;
-import io.modelgateway.core.simulator.SimulatorSettings;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.math.BigInteger;
