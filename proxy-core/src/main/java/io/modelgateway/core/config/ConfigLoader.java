@@ -40,7 +40,7 @@ import java.util.regex.Pattern;
  * Warnings (a skipped optional key, a literal API key, the development key in use) go to the
  * {@code System.Logger} named after this class; like errors, they never contain a secret.
  */
-public final class ConfigLoader {
+public final class ConfigLoader extends ConfigReader {
 
     public static final String DEFAULT_LISTEN = "127.0.0.1:8080";
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -77,7 +77,6 @@ public final class ConfigLoader {
     static final long MAX_CONCURRENT_REQUESTS = 1_000_000L;
     static final long MAX_DAILY_TOKENS = 1_000_000_000_000L;
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]+");
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9A-Fa-f]{64}");
     // RFC 9110 token characters; forward_headers patterns may also use '?' ('*' already is one).
     private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
@@ -86,12 +85,8 @@ public final class ConfigLoader {
     private static final Set<String> MANAGED_HEADERS = Set.of("content-length", "transfer-encoding",
             "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade");
 
-    private final String source;
-    private final Map<String, String> env;
-
     private ConfigLoader(String source, Map<String, String> env) {
-        this.source = source;
-        this.env = env;
+        super(source, env);
     }
 
     /**
@@ -140,13 +135,12 @@ public final class ConfigLoader {
         return new ConfigLoader(sourceName, env).bind(root, listenOverride);
     }
 
-    /** The {@code " (file:line)"} suffix every message ends with. */
-    static String at(String source, int line) {
-        return " (" + source + ":" + line + ")";
-    }
-
-    static String pathOrRoot(String path) {
-        return path.isEmpty() ? "(root)" : path;
+    /**
+     * Logs a config warning (already ending with its {@code (file:line)}). Every section's warnings go out
+     * through here, so they all come from this class's logger, the one to configure or filter on.
+     */
+    static void warn(String message) {
+        LOG.log(Level.WARNING, message);
     }
 
     private GatewayConfig bind(Node root, String listenOverride) throws ConfigException {
@@ -898,277 +892,5 @@ public final class ConfigLoader {
         }
         throw error(path, line, "a plain key must come from an environment reference such as ${GATEWAY_KEY},"
                 + " or be given as sha256:<hex>");
-    }
-
-    // ---- helpers
-
-    private ConfigException error(String path, int line, String problem) {
-        return new ConfigException(pathOrRoot(path) + ": " + problem + at(source, line));
-    }
-
-    private void warn(String path, int line, String problem) {
-        LOG.log(Level.WARNING, path + ": " + problem + at(source, line));
-    }
-
-    private String expand(String raw, String path, int line) throws ConfigException {
-        try {
-            return EnvExpander.expand(raw, env);
-        } catch (UnsetVariableException e) {
-            throw error(path, line, e.describe());
-        } catch (IllegalArgumentException e) {
-            throw error(path, line, e.getMessage());
-        }
-    }
-
-    /** A list item or map value that must be a string; expanded. */
-    private String text(Node node, String path) throws ConfigException {
-        return text(node, path, node.line());
-    }
-
-    private String text(Node node, String path, int line) throws ConfigException {
-        if (!(node instanceof Scalar s) || s.isNull()) {
-            throw error(path, line, "must be a string, not " + kind(node));
-        }
-        return expand(s.text(), path, line);
-    }
-
-    private Section section(Node node, String path, int line) throws ConfigException {
-        if (!(node instanceof MapNode map)) {
-            throw error(path, line, "must be a mapping of fields, not " + kind(node));
-        }
-        return new Section(path, map);
-    }
-
-    private static String kind(Node node) {
-        if (node instanceof MapNode) {
-            return "a mapping";
-        }
-        if (node instanceof ListNode) {
-            return "a list";
-        }
-        Scalar s = (Scalar) node;
-        return switch (s.token()) {
-            case VALUE_NULL -> "an empty value";
-            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
-            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
-            default -> "a string";
-        };
-    }
-
-    private static boolean hasWhitespace(String s) {
-        return s.chars().anyMatch(Character::isWhitespace);
-    }
-
-    private static boolean hasLineBreak(String s) {
-        return s.indexOf('\r') >= 0 || s.indexOf('\n') >= 0;
-    }
-
-    /**
-     * The closest allowed name within two edits, for "did you mean" hints; else the one allowed name that
-     * {@code name} abbreviates, because long names get shortened ({@code requests_per_min}).
-     */
-    private static String closest(String name, List<String> allowed) {
-        String lower = name.toLowerCase(Locale.ROOT);
-        String best = null;
-        int bestDistance = 3;
-        for (String candidate : allowed) {
-            int d = editDistance(lower, candidate);
-            if (d < bestDistance) {
-                best = candidate;
-                bestDistance = d;
-            }
-        }
-        if (best == null && lower.length() >= 4) {
-            List<String> longer = allowed.stream().filter(c -> c.startsWith(lower)).toList();
-            best = longer.size() == 1 ? longer.get(0) : null;
-        }
-        return best;
-    }
-
-    private static int editDistance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
-    }
-
-    /**
-     * One YAML mapping being bound, with its path. Typed getters return the default (or null) when a
-     * field is absent or empty, expand {@code ${...}} in strings, and accept a string for a number
-     * or boolean only when it came from an environment reference ({@code ${TIMEOUT:-5000}}).
-     */
-    private final class Section {
-        final String path;
-        final MapNode node;
-
-        Section(String path, MapNode node) {
-            this.path = path;
-            this.node = node;
-        }
-
-        String pathOf(String name) {
-            return path.isEmpty() ? name : path + "." + name;
-        }
-
-        /** The line of a field's key, or of this mapping when the field is absent. */
-        int lineOf(String name) {
-            Field f = node.fields().get(name);
-            return f != null ? f.line() : node.line();
-        }
-
-        /** The field, or null when absent or written without a value. */
-        Field field(String name) {
-            Field f = node.fields().get(name);
-            return f == null || (f.value() instanceof Scalar s && s.isNull()) ? null : f;
-        }
-
-        void allowOnly(List<String> allowed) throws ConfigException {
-            for (Field f : node.fields().values()) {
-                if (!allowed.contains(f.key())) {
-                    String guess = closest(f.key(), allowed);
-                    throw error(pathOf(f.key()), f.line(), "unknown field"
-                            + (guess == null ? "" : " (did you mean " + guess + "?)")
-                            + "; allowed: " + String.join(", ", allowed));
-                }
-            }
-        }
-
-        ConfigException missing(String name) {
-            return error(pathOf(name), node.line(), "is required");
-        }
-
-        Scalar scalar(String name) throws ConfigException {
-            Field f = field(name);
-            if (f == null) {
-                return null;
-            }
-            if (!(f.value() instanceof Scalar s)) {
-                throw error(pathOf(name), f.line(), "must be a single value, not " + kind(f.value()));
-            }
-            return s;
-        }
-
-        String string(String name) throws ConfigException {
-            Scalar s = scalar(name);
-            return s == null ? null : expand(s.text(), pathOf(name), lineOf(name));
-        }
-
-        String requiredString(String name) throws ConfigException {
-            String value = string(name);
-            if (value == null) {
-                throw missing(name);
-            }
-            if (value.isEmpty()) {
-                throw error(pathOf(name), lineOf(name), "must not be empty");
-            }
-            return value;
-        }
-
-        long integer(String name, long dflt, long min, long max) throws ConfigException {
-            Scalar s = scalar(name);
-            if (s == null) {
-                return dflt;
-            }
-            String path = pathOf(name);
-            int line = lineOf(name);
-            long value;
-            if (s.token() == JsonToken.VALUE_NUMBER_INT) {
-                if (s.number() instanceof BigInteger) {
-                    throw error(path, line, "must be between " + min + " and " + max);
-                }
-                value = s.number().longValue();
-            } else if (s.token() == JsonToken.VALUE_STRING
-                    && EnvExpander.hasReference(s.text())) {
-                try {
-                    value = Long.parseLong(expand(s.text(), path, line).strip());
-                } catch (NumberFormatException e) {
-                    throw error(path, line, "must be a whole number (after environment expansion)");
-                }
-            } else {
-                throw error(path, line, "must be a whole number, not " + kind(s));
-            }
-            if (value < min || value > max) {
-                throw error(path, line, "must be between " + min + " and " + max);
-            }
-            return value;
-        }
-
-        double decimal(String name, double dflt, double min, double max) throws ConfigException {
-            Scalar s = scalar(name);
-            if (s == null) {
-                return dflt;
-            }
-            String path = pathOf(name);
-            int line = lineOf(name);
-            double value;
-            if (s.number() != null) {
-                value = s.number().doubleValue();
-            } else if (s.token() == JsonToken.VALUE_STRING
-                    && EnvExpander.hasReference(s.text())) {
-                try {
-                    value = Double.parseDouble(expand(s.text(), path, line).strip());
-                } catch (NumberFormatException e) {
-                    throw error(path, line, "must be a number (after environment expansion)");
-                }
-            } else {
-                throw error(path, line, "must be a number, not " + kind(s));
-            }
-            if (!(value >= min && value <= max)) { // also refuses NaN
-                throw error(path, line, "must be between " + min + " and " + max);
-            }
-            return value;
-        }
-
-        boolean bool(String name, boolean dflt) throws ConfigException {
-            Scalar s = scalar(name);
-            if (s == null) {
-                return dflt;
-            }
-            switch (s.token()) {
-                case VALUE_TRUE:
-                    return true;
-                case VALUE_FALSE:
-                    return false;
-                case VALUE_STRING:
-                    if (EnvExpander.hasReference(s.text())) {
-                        String v = expand(s.text(), pathOf(name), lineOf(name)).strip().toLowerCase(Locale.ROOT);
-                        if (v.equals("true") || v.equals("false")) {
-                            return v.equals("true");
-                        }
-                    }
-                    break;
-                default:
-                    break;
-            }
-            throw error(pathOf(name), lineOf(name), "must be true or false");
-        }
-
-        ListNode list(String name) throws ConfigException {
-            Field f = field(name);
-            if (f == null) {
-                return null;
-            }
-            if (!(f.value() instanceof ListNode l)) {
-                throw error(pathOf(name), f.line(), "must be a list, not " + kind(f.value()));
-            }
-            return l;
-        }
-
-        Section section(String name) throws ConfigException {
-            Field f = field(name);
-            return f == null ? null : ConfigLoader.this.section(f.value(), pathOf(name), f.line());
-        }
     }
 }
