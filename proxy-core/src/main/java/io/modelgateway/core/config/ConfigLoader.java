@@ -9,7 +9,6 @@ import io.modelgateway.core.config.YamlTree.Node;
 import io.modelgateway.core.config.YamlTree.Scalar;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.math.BigInteger;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
@@ -52,8 +51,6 @@ public final class ConfigLoader extends ConfigReader {
             "providers", "models", "access_log", "admin", "reload", "server");
     private static final List<String> KEY_FIELDS =
             List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers");
-    private static final List<String> LIMIT_FIELDS =
-            List.of("requests_per_minute", "tokens_per_minute", "concurrent_requests", "daily_tokens");
     private static final List<String> ADMIN_FIELDS = List.of("listen");
     private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
     private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
@@ -70,13 +67,6 @@ public final class ConfigLoader extends ConfigReader {
     private static final List<String> RETRY_FIELDS = List.of("max", "backoff_ms", "max_backoff_ms");
     private static final List<String> DEPLOYMENT_FIELDS = List.of("provider", "model", "weight");
 
-    // Upper bounds of the limit fields: far above any real quota, and low enough that a limiter can multiply a
-    // per-minute value by the nanoseconds in a minute (6e10) without overflowing a long.
-    static final long MAX_REQUESTS_PER_MINUTE = 100_000_000L;
-    static final long MAX_TOKENS_PER_MINUTE = 100_000_000L;
-    static final long MAX_CONCURRENT_REQUESTS = 1_000_000L;
-    static final long MAX_DAILY_TOKENS = 1_000_000_000_000L;
-
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9A-Fa-f]{64}");
     // RFC 9110 token characters; forward_headers patterns may also use '?' ('*' already is one).
     private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
@@ -84,6 +74,8 @@ public final class ConfigLoader extends ConfigReader {
     /** Headers the upstream request frames itself; setting them from config would corrupt it. */
     private static final Set<String> MANAGED_HEADERS = Set.of("content-length", "transfer-encoding",
             "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade");
+
+    private final LimitsSection limitsSection = new LimitsSection(this);
 
     private ConfigLoader(String source, Map<String, String> env) {
         super(source, env);
@@ -291,77 +283,6 @@ public final class ConfigLoader extends ConfigReader {
                 s.integer("request_timeout_ms", d.requestTimeoutMs(), 100, 3_600_000),
                 s.integer("idle_timeout_ms", d.idleTimeoutMs(), 100, 86_400_000),
                 s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000));
-    }
-
-    // ---- limits
-
-    /** The limits block {@code name} of {@code parent}; absent, empty or {@code {}} means no limits. */
-    private LimitsConfig limits(Section parent, String name) throws ConfigException {
-        Field f = parent.field(name);
-        return f == null ? LimitsConfig.NONE : limitsBlock(f.value(), parent.pathOf(name), f.line());
-    }
-
-    private LimitsConfig limitsBlock(Node node, String path, int line) throws ConfigException {
-        if (node instanceof Scalar s && s.isNull()) {
-            return LimitsConfig.NONE;
-        }
-        Section l = section(node, path, line);
-        l.allowOnly(LIMIT_FIELDS);
-        return new LimitsConfig(
-                limit(l, "requests_per_minute", MAX_REQUESTS_PER_MINUTE),
-                limit(l, "tokens_per_minute", MAX_TOKENS_PER_MINUTE),
-                (int) limit(l, "concurrent_requests", MAX_CONCURRENT_REQUESTS),
-                limit(l, "daily_tokens", MAX_DAILY_TOKENS));
-    }
-
-    /**
-     * One limit field: absent is 0 (no limit). Written, it must be positive: a written 0 could mean "no limit"
-     * or "nothing allowed", and guessing either wrong is costly, so it is refused with the way to say the first.
-     */
-    private long limit(Section l, String name, long max) throws ConfigException {
-        Scalar s = l.scalar(name);
-        if (s == null) {
-            return 0;
-        }
-        if (s.token() == JsonToken.VALUE_NUMBER_INT && !(s.number() instanceof BigInteger)
-                && s.number().longValue() < 1) {
-            throw error(l.pathOf(name), l.lineOf(name), "must be between 1 and " + max
-                    + "; leave the field out for no limit");
-        }
-        return l.integer(name, 0, 1, max);
-    }
-
-    /**
-     * A key's {@code model_limits}: model name or glob → limits, in config order, because the first
-     * matching entry applies (so a narrow entry above {@code "*"} overrides it for those models).
-     */
-    private Map<String, LimitsConfig> modelLimits(Section k, List<String> keyModels, Map<String, ModelConfig> models)
-            throws ConfigException {
-        Section all = k.section("model_limits");
-        if (all == null) {
-            return Map.of();
-        }
-        Map<String, LimitsConfig> limits = new LinkedHashMap<>();
-        String catchAll = null;
-        for (Field f : all.node.fields().values()) {
-            String pattern = f.key();
-            String path = all.pathOf(pattern);
-            if (pattern.isEmpty() || hasWhitespace(pattern)) {
-                throw error(path, f.line(), "a model name or glob must be non-empty and contain no whitespace");
-            }
-            limits.put(pattern, limitsBlock(f.value(), path, f.line()));
-            if (catchAll != null) {
-                warn(path, f.line(), "never applies: " + catchAll + " above it matches every model first");
-            } else if (!models.isEmpty() && models.keySet().stream().noneMatch(m -> Glob.matches(pattern, m))) {
-                warn(path, f.line(), "'" + pattern + "' matches no configured model");
-            } else if (!Glob.isGlob(pattern) && keyModels.stream().noneMatch(p -> Glob.matches(p, pattern))) {
-                warn(path, f.line(), "never applies: this key may not call '" + pattern + "'");
-            }
-            if (pattern.equals("*")) {
-                catchAll = path;
-            }
-        }
-        return limits;
     }
 
     // ---- providers
@@ -651,7 +572,7 @@ public final class ConfigLoader extends ConfigReader {
                 String field = m.field("supports_dimensions") != null ? "supports_dimensions" : "encode_base64";
                 throw error(m.pathOf(field), m.lineOf(field), "only for type embedding");
             }
-            LimitsConfig limits = limits(m, "limits");
+            LimitsConfig limits = limitsSection.limits(m, "limits");
             RoutingConfig routing = new RoutingConfig(strategy(m), retries(m), fallbackNames(m, name, fallbackLines));
             models.put(name, new ModelConfig(name, type, deployments, maxOutputTokens, noTemperature,
                     supportsDimensions, encodeBase64, limits, routing));
@@ -788,8 +709,8 @@ public final class ConfigLoader extends ConfigReader {
             boolean optional = k.bool("optional", false);
             List<String> patterns = modelPatterns(k, models);
             // Checked before the key itself, so a skipped optional key's limits are still validated.
-            LimitsConfig limits = limits(k, "limits");
-            Map<String, LimitsConfig> modelLimits = modelLimits(k, patterns, models);
+            LimitsConfig limits = limitsSection.limits(k, "limits");
+            Map<String, LimitsConfig> modelLimits = limitsSection.modelLimits(k, patterns, models);
             boolean rateLimitHeaders = k.bool("rate_limit_headers", true);
             byte[] hash = keyHash(k, name, optional);
             if (hash == null) {
