@@ -22,6 +22,12 @@ import java.util.Objects;
  * <p>Blocking (file I/O, hashing): call it at start-up or from a reload thread, never on an event loop.
  * Warnings (a skipped optional key, a literal API key, the development key in use) go to the
  * {@code System.Logger} named after this class; like errors, they never contain a secret.
+ *
+ * <p>This class reads the top level (which fields may appear there, {@code listen}, {@code max_body_bytes},
+ * {@code development_key}) and hands the sections, in this order, to one reader each: {@link ServerSection}
+ * ({@code access_log}, {@code admin}, {@code reload}, {@code server}), {@link ProvidersSection},
+ * {@link ModelsSection} and {@link KeysSection}, the last two with {@link LimitsSection} for their limits blocks.
+ * What they all use (paths, lines, messages, {@code ${VAR}} expansion, typed fields) is in {@link ConfigReader}.
  */
 public final class ConfigLoader extends ConfigReader {
 
