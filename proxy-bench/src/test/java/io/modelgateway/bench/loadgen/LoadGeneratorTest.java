@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
-import io.modelgateway.core.simulator.SimulatorSettings;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,5 @@
 package io.modelgateway.core.config;
 
-import io.modelgateway.core.simulator.SimulatorSettings;
 import io.netty.util.AsciiString;
 import java.net.URI;
 import java.util.Collections;

@@ -70,13 +70,13 @@ final class YamlTree {
             Node root = tree.node(first, "");
             if (parser.nextToken() != null) {
                 throw new ConfigException("yaml: only one YAML document is allowed per config file"
-                        + ConfigLoader.at(source, tree.line()));
+                        + ConfigReader.at(source, tree.line()));
             }
             return root;
         } catch (StreamReadException e) {
             throw syntaxError(e, source);
         } catch (IOException e) {
-            throw new ConfigException("yaml: cannot read the YAML" + ConfigLoader.at(source, 1));
+            throw new ConfigException("yaml: cannot read the YAML" + ConfigReader.at(source, 1));
         }
     }
 
@@ -97,8 +97,8 @@ final class YamlTree {
                 if (parser.isCurrentAlias()) {
                     Node target = anchors.get(parser.getText());
                     if (target == null) {
-                        throw new ConfigException(ConfigLoader.pathOrRoot(path) + ": alias *" + parser.getText()
-                                + " names no anchor defined before it" + ConfigLoader.at(source, line));
+                        throw new ConfigException(ConfigReader.pathOrRoot(path) + ": alias *" + parser.getText()
+                                + " names no anchor defined before it" + ConfigReader.at(source, line));
                     }
                     return target;
                 }
@@ -125,15 +125,15 @@ final class YamlTree {
                 merges.add(new Field(key, keyLine, value));
             } else if (fields.putIfAbsent(key, new Field(key, keyLine, value)) != null) {
                 throw new ConfigException(fieldPath + ": duplicate field (first at line "
-                        + fields.get(key).line() + ")" + ConfigLoader.at(source, keyLine));
+                        + fields.get(key).line() + ")" + ConfigReader.at(source, keyLine));
             }
         }
         for (Field merge : merges) {
             List<Node> sources = merge.value() instanceof ListNode list ? list.items() : List.of(merge.value());
             for (Node src : sources) {
                 if (!(src instanceof MapNode map)) {
-                    throw new ConfigException(ConfigLoader.pathOrRoot(path) + ": a merge key (<<) takes a mapping"
-                            + " or a list of mappings" + ConfigLoader.at(source, merge.line()));
+                    throw new ConfigException(ConfigReader.pathOrRoot(path) + ": a merge key (<<) takes a mapping"
+                            + " or a list of mappings" + ConfigReader.at(source, merge.line()));
                 }
                 map.fields().forEach(fields::putIfAbsent); // written fields, then earlier merges, win
             }
@@ -154,9 +154,9 @@ final class YamlTree {
                 && marked.getProblemMark() != null) {
             String problem = marked.getProblem() == null ? "invalid YAML" : marked.getProblem();
             return new ConfigException("yaml: invalid YAML: " + problem.strip()
-                    + ConfigLoader.at(source, marked.getProblemMark().getLine() + 1));
+                    + ConfigReader.at(source, marked.getProblemMark().getLine() + 1));
         }
         int line = e.getLocation() == null ? 1 : Math.max(1, e.getLocation().getLineNr());
-        return new ConfigException("yaml: invalid YAML" + ConfigLoader.at(source, line));
+        return new ConfigException("yaml: invalid YAML" + ConfigReader.at(source, line));
     }
 }

@@ -8,5 +8,9 @@
  * {@link io.modelgateway.core.config.ConfigException} whose message starts with the field's path and
  * ends with {@code (file:line)}. Secrets (gateway keys, provider API keys, extra header values) never
  * appear in a message, a log line or a {@code toString()}.
+ *
+ * <p>Nothing here imports another package of {@code proxy-core}: the simulator's per-provider settings
+ * ({@link io.modelgateway.core.config.SimulatorSettings}, with its {@link io.modelgateway.core.config.FaultSpec})
+ * live here because the config holds them, and the simulator reads them from here.
  */
 package io.modelgateway.core.config;

@@ -2,13 +2,13 @@ package io.modelgateway.core.server;
 
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.limit.RateLimiter;
 import io.modelgateway.core.observe.ExchangeObserver;
 import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.route.Routing;
 import io.modelgateway.core.simulator.SimulatorEngine;
-import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.upstream.UpstreamPools;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,6 +1,7 @@
 package io.modelgateway.core.simulator;
 
 import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.core.config.FaultSpec;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;

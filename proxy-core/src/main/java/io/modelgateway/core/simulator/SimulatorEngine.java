@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.core.config.FaultSpec;
+import io.modelgateway.core.config.SimulatorSettings;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.function.Function;

@@ -1,5 +1,6 @@
 package io.modelgateway.core.simulator;
 
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.server.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

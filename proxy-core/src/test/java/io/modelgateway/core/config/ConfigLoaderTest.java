@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.modelgateway.codecs.ApiStyle;
-import io.modelgateway.core.simulator.SimulatorSettings;
 import java.net.URI;
 import java.util.HexFormat;
 import java.util.List;

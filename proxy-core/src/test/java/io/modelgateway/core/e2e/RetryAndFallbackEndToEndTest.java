@@ -3,10 +3,10 @@ package io.modelgateway.core.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.simulator.SimulatorServer;
-import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.ScriptedUpstream;
 import io.modelgateway.core.testing.ScriptedUpstream.Script;

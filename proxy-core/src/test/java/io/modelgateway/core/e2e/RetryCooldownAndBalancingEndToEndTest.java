@@ -3,11 +3,11 @@ package io.modelgateway.core.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.core.config.DeploymentConfig;
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.route.Routing;
 import io.modelgateway.core.simulator.SimulatorServer;
-import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.TestGateway;

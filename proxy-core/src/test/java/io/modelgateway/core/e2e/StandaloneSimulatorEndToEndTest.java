@@ -3,8 +3,8 @@ package io.modelgateway.core.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
-import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.testing.TestGateway;
 import java.net.http.HttpResponse;
 import java.util.List;

@@ -3,8 +3,8 @@ package io.modelgateway.core.sdk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
-import io.modelgateway.core.simulator.SimulatorSettings;
 import io.modelgateway.core.testing.TestGateway;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.io.File;

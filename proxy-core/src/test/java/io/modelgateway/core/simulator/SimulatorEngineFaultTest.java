@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.core.config.FaultSpec;
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimTestSupport.Sse;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import static io.modelgateway.core.simulator.SimTestSupport.chatRequest;
 import static io.modelgateway.core.simulator.SimTestSupport.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.modelgateway.core.config.SimulatorSettings;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;

@@ -3,6 +3,7 @@ package io.modelgateway.core.simulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer.Options;
 import org.junit.jupiter.api.Test;
 

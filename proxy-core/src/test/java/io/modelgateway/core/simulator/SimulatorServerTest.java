@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.modelgateway.core.config.SimulatorSettings;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

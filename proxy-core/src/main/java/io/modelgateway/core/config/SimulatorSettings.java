@@ -1,4 +1,4 @@
-package io.modelgateway.core.simulator;
+package io.modelgateway.core.config;
 
 /**
  * How a simulator answers: its pace and the faults it injects. Set per provider in the config

@@ -1,4 +1,4 @@
-package io.modelgateway.core.simulator;
+package io.modelgateway.core.config;
 
 import java.util.Locale;
 

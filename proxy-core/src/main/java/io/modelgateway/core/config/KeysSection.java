@@ -1,0 +1,138 @@
+package io.modelgateway.core.config;
+
+import io.modelgateway.core.config.EnvExpander.UnsetVariableException;
+import io.modelgateway.core.config.YamlTree.ListNode;
+import io.modelgateway.core.config.YamlTree.Node;
+import io.modelgateway.core.config.YamlTree.Scalar;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Reads {@code keys}: each entry, with its key (an environment reference or a {@code sha256:} hash), its model
+ * patterns and its limits, into a {@link KeyConfig}. An optional key whose variable is unset is skipped; the
+ * {@code development_key} fallback, when no entry has a key, is {@link ConfigLoader}'s.
+ */
+final class KeysSection extends ConfigReader {
+
+    private static final List<String> KEY_FIELDS =
+            List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers");
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9A-Fa-f]{64}");
+
+    private final LimitsSection limitsSection = new LimitsSection(this);
+
+    KeysSection(ConfigReader load) {
+        super(load);
+    }
+
+    List<KeyConfig> keys(Section top, Map<String, ModelConfig> models) throws ConfigException {
+        List<KeyConfig> keys = new ArrayList<>();
+        List<String> keyPaths = new ArrayList<>(); // parallel to keys, for "same key as" messages
+        Map<String, Integer> names = new HashMap<>(); // also holds skipped keys: names stay unique
+        ListNode list = top.list("keys");
+        for (int i = 0; list != null && i < list.items().size(); i++) {
+            Node item = list.items().get(i);
+            Section k = section(item, "keys[" + i + "]", item.line());
+            k.allowOnly(KEY_FIELDS);
+            String name = k.requiredString("name");
+            if (!NAME.matcher(name).matches()) {
+                throw error(k.pathOf("name"), k.lineOf("name"), "may use only letters, digits, '_', '.' and '-'");
+            }
+            Integer other = names.putIfAbsent(name, i);
+            if (other != null) {
+                throw error(k.pathOf("name"), k.lineOf("name"), "duplicate key name '" + name
+                        + "' (also keys[" + other + "])");
+            }
+            boolean optional = k.bool("optional", false);
+            List<String> patterns = modelPatterns(k, models);
+            // Checked before the key itself, so a skipped optional key's limits are still validated.
+            LimitsConfig limits = limitsSection.limits(k, "limits");
+            Map<String, LimitsConfig> modelLimits = limitsSection.modelLimits(k, patterns, models);
+            boolean rateLimitHeaders = k.bool("rate_limit_headers", true);
+            byte[] hash = keyHash(k, name, optional);
+            if (hash == null) {
+                continue;
+            }
+            for (int j = 0; j < keys.size(); j++) {
+                if (keys.get(j).matches(hash)) {
+                    throw error(k.pathOf("key"), k.lineOf("key"), "the same key as " + keyPaths.get(j)
+                            + "; every entry needs its own key");
+                }
+            }
+            keys.add(new KeyConfig(name, hash, patterns, false, limits, modelLimits, rateLimitHeaders));
+            keyPaths.add(k.pathOf("key"));
+        }
+        return keys;
+    }
+
+    private List<String> modelPatterns(Section k, Map<String, ModelConfig> models) throws ConfigException {
+        ListNode list = k.list("models");
+        if (list == null) {
+            throw k.missing("models");
+        }
+        if (list.items().isEmpty()) {
+            throw error(k.pathOf("models"), k.lineOf("models"), "needs at least one model name or glob, e.g. [\"*\"]");
+        }
+        List<String> patterns = new ArrayList<>();
+        for (int i = 0; i < list.items().size(); i++) {
+            Node item = list.items().get(i);
+            String path = k.pathOf("models") + "[" + i + "]";
+            String pattern = text(item, path);
+            if (pattern.isEmpty() || hasWhitespace(pattern)) {
+                throw error(path, item.line(), "must be non-empty and contain no whitespace");
+            }
+            if (!models.isEmpty() && models.keySet().stream().noneMatch(m -> Glob.matches(pattern, m))) {
+                warn(path, item.line(), "'" + pattern + "' matches no configured model");
+            }
+            patterns.add(pattern);
+        }
+        return patterns;
+    }
+
+    /** The key's SHA-256; null when an optional key's variable is unset, which skips the entry. */
+    private byte[] keyHash(Section k, String name, boolean optional) throws ConfigException {
+        String path = k.pathOf("key");
+        int line = k.lineOf("key");
+        Scalar raw = k.scalar("key");
+        if (raw == null) {
+            throw k.missing("key");
+        }
+        if (EnvExpander.hasReference(raw.text())) {
+            String key;
+            try {
+                key = EnvExpander.expand(raw.text(), env);
+            } catch (UnsetVariableException e) {
+                if (optional) {
+                    warn(path, line, e.describe() + "; optional key '" + name + "' is skipped");
+                    return null;
+                }
+                throw error(path, line, e.describe());
+            } catch (IllegalArgumentException e) {
+                throw error(path, line, e.getMessage());
+            }
+            if (key.isEmpty()) {
+                if (optional) {
+                    warn(path, line, "resolves to an empty key; optional key '" + name + "' is skipped");
+                    return null;
+                }
+                throw error(path, line, "resolves to an empty key");
+            }
+            if (!key.equals(key.strip())) {
+                throw error(path, line, "the key has leading or trailing whitespace");
+            }
+            return KeyConfig.sha256(key);
+        }
+        if (raw.text().startsWith("sha256:")) {
+            String hex = raw.text().substring("sha256:".length());
+            if (!SHA256_HEX.matcher(hex).matches()) {
+                throw error(path, line, "a sha256: key needs exactly 64 hex digits after 'sha256:'");
+            }
+            return HexFormat.of().parseHex(hex);
+        }
+        throw error(path, line, "a plain key must come from an environment reference such as ${GATEWAY_KEY},"
+                + " or be given as sha256:<hex>");
+    }
+}

@@ -1,0 +1,275 @@
+package io.modelgateway.core.config;
+
+import static io.modelgateway.core.config.ConfigLoader.DEFAULT_CONNECT_TIMEOUT_MS;
+
+import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.core.config.YamlTree.Field;
+import io.modelgateway.core.config.YamlTree.ListNode;
+import io.modelgateway.core.config.YamlTree.Node;
+import io.modelgateway.core.config.YamlTree.Scalar;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * Reads {@code providers}: each named provider block, with its {@code base_url}, {@code api_key}, {@code headers},
+ * {@code forward_headers}, {@code timeouts}, {@code cooldown} and {@code simulator} settings, into a
+ * {@link ProviderConfig} (with its {@link TimeoutsConfig}, {@link CooldownConfig} and {@link SimulatorSettings}).
+ */
+final class ProvidersSection extends ConfigReader {
+
+    private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
+            "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
+            "timeouts");
+    private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
+    private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
+    private static final List<String> SIMULATOR_FIELDS =
+            List.of("ttft_ms", "tokens_per_second", "output_tokens", "fault");
+
+    // RFC 9110 token characters; forward_headers patterns may also use '?' ('*' already is one).
+    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+    private static final Pattern HEADER_GLOB = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z?-]+");
+    /** Headers the upstream request frames itself; setting them from config would corrupt it. */
+    private static final Set<String> MANAGED_HEADERS = Set.of("content-length", "transfer-encoding",
+            "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade");
+
+    ProvidersSection(ConfigReader load) {
+        super(load);
+    }
+
+    Map<String, ProviderConfig> providers(Section top) throws ConfigException {
+        Map<String, ProviderConfig> providers = new LinkedHashMap<>();
+        Section all = top.section("providers");
+        if (all == null) {
+            return providers;
+        }
+        for (Field f : all.node.fields().values()) {
+            String path = all.pathOf(f.key());
+            if (!NAME.matcher(f.key()).matches()) {
+                throw error(path, f.line(), "a provider name may use only letters, digits, '_', '.' and '-'");
+            }
+            Section p = section(f.value(), path, f.line());
+            p.allowOnly(PROVIDER_FIELDS);
+            providers.put(f.key(), provider(f.key(), p));
+        }
+        return providers;
+    }
+
+    private ProviderConfig provider(String name, Section p) throws ConfigException {
+        String typeText = p.requiredString("type");
+        ProviderType type = ProviderType.fromConfigName(typeText);
+        if (type == null) {
+            throw error(p.pathOf("type"), p.lineOf("type"),
+                    "must be one of openai, anthropic, simulator (got '" + typeText + "')");
+        }
+        URI baseUrl = null;
+        if (type == ProviderType.SIMULATOR) {
+            if (p.field("base_url") != null) {
+                throw error(p.pathOf("base_url"), p.lineOf("base_url"), "not used by type simulator, which"
+                        + " answers in-process; to reach a standalone simulator use type openai or anthropic");
+            }
+        } else {
+            baseUrl = baseUrl(p, type);
+        }
+        String apiKey = apiKey(p);
+        Map<String, String> headers = headers(p);
+        int connectTimeoutMs = (int) p.integer("connect_timeout_ms", DEFAULT_CONNECT_TIMEOUT_MS, 1, 600_000);
+        SimulatorSettings simulator = simulator(p, type);
+        ListNode forwardList = p.list("forward_headers");
+        List<String> forward = new ArrayList<>();
+        if (forwardList != null) {
+            for (int i = 0; i < forwardList.items().size(); i++) {
+                Node item = forwardList.items().get(i);
+                String path = p.pathOf("forward_headers") + "[" + i + "]";
+                String pattern = text(item, path);
+                if (!HEADER_GLOB.matcher(pattern).matches()) {
+                    throw error(path, item.line(), "not a header name or glob (letters, digits, '-', '*', '?')");
+                }
+                forward.add(pattern);
+            }
+        }
+        String maxTokensField = p.string("max_tokens_field");
+        if (maxTokensField == null) {
+            maxTokensField = "max_completion_tokens";
+        } else if (type != ProviderType.OPENAI) {
+            throw error(p.pathOf("max_tokens_field"), p.lineOf("max_tokens_field"), "only used by type openai");
+        } else if (!maxTokensField.equals("max_completion_tokens") && !maxTokensField.equals("max_tokens")) {
+            throw error(p.pathOf("max_tokens_field"), p.lineOf("max_tokens_field"),
+                    "must be max_completion_tokens or max_tokens (got '" + maxTokensField + "')");
+        }
+        boolean reasoningDetails = p.bool("reasoning_details", false);
+        CooldownConfig cooldown = cooldown(p);
+        TimeoutsConfig timeouts = timeouts(p);
+        ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts);
+        for (int i = 0; i < forward.size(); i++) {
+            String lower = forward.get(i).toLowerCase(Locale.ROOT);
+            if (!Glob.isGlob(lower) && !provider.forwardsHeader(lower)) {
+                throw error(p.pathOf("forward_headers") + "[" + i + "]", forwardList.items().get(i).line(),
+                        "'" + lower + "' is never forwarded: it is a gateway credential or a hop-by-hop header");
+            }
+        }
+        return provider;
+    }
+
+    /**
+     * {@code cooldown}: absent is {@link CooldownConfig#DEFAULT}; {@code false} (YAML also reads a bare {@code off}
+     * so) turns it off; a mapping sets {@code failures} and {@code seconds}, each defaulting as in DEFAULT.
+     */
+    private CooldownConfig cooldown(Section p) throws ConfigException {
+        Field f = p.field("cooldown");
+        if (f == null) {
+            return CooldownConfig.DEFAULT;
+        }
+        String path = p.pathOf("cooldown");
+        if (f.value() instanceof Scalar s) {
+            if (s.token() == JsonToken.VALUE_FALSE) {
+                return CooldownConfig.OFF;
+            }
+            if (s.token() == JsonToken.VALUE_TRUE) {
+                return CooldownConfig.DEFAULT;
+            }
+            throw error(path, f.line(), "must be off, or a mapping with failures and seconds, not " + kind(s));
+        }
+        Section c = section(f.value(), path, f.line());
+        c.allowOnly(COOLDOWN_FIELDS);
+        int failures = (int) c.integer("failures", CooldownConfig.DEFAULT.failures(), 1, CooldownConfig.MAX_FAILURES);
+        int seconds = (int) c.integer("seconds", CooldownConfig.DEFAULT.seconds(), 1, CooldownConfig.MAX_SECONDS);
+        return new CooldownConfig(failures, seconds);
+    }
+
+    private TimeoutsConfig timeouts(Section p) throws ConfigException {
+        Section t = p.section("timeouts");
+        if (t == null) {
+            return TimeoutsConfig.DEFAULT;
+        }
+        t.allowOnly(TIMEOUT_FIELDS);
+        TimeoutsConfig d = TimeoutsConfig.DEFAULT;
+        return new TimeoutsConfig(
+                t.integer("first_byte_ms", d.firstByteMs(), 1, 86_400_000),
+                t.integer("stream_idle_ms", d.streamIdleMs(), 1, 86_400_000),
+                t.integer("total_ms", d.totalMs(), 1, 86_400_000));
+    }
+
+    private URI baseUrl(Section p, ProviderType type) throws ConfigException {
+        String path = p.pathOf("base_url");
+        int line = p.lineOf("base_url");
+        String text = p.string("base_url");
+        if (text == null || text.isBlank()) {
+            throw error(path, line, "is required for type " + type.configName());
+        }
+        // The URL's text stays out of messages: a mistyped one may carry credentials.
+        URI uri;
+        try {
+            uri = new URI(text.strip());
+        } catch (URISyntaxException e) {
+            throw error(path, line, "is not a valid URL");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw error(path, line, "must start with http:// or https://");
+        }
+        if (uri.getRawUserInfo() != null) {
+            throw error(path, line, "must not hold credentials; put them in api_key or headers");
+        }
+        if (uri.getHost() == null) {
+            throw error(path, line, "needs a valid host");
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw error(path, line, "must not have a query or a fragment");
+        }
+        String urlPath = uri.getRawPath() == null ? "" : uri.getRawPath();
+        while (urlPath.endsWith("/")) {
+            urlPath = urlPath.substring(0, urlPath.length() - 1);
+        }
+        if (type == ProviderType.ANTHROPIC && urlPath.endsWith("/v1")) {
+            throw error(path, line, "for type anthropic give the URL without /v1 (the gateway appends /v1/messages)");
+        }
+        return URI.create(scheme + "://" + uri.getRawAuthority() + urlPath);
+    }
+
+    private String apiKey(Section p) throws ConfigException {
+        Scalar raw = p.scalar("api_key");
+        if (raw == null) {
+            return null;
+        }
+        String path = p.pathOf("api_key");
+        int line = p.lineOf("api_key");
+        String value = expand(raw.text(), path, line);
+        if (value.isEmpty()) {
+            return null; // e.g. ${OPENAI_API_KEY:-} — an upstream that needs no key
+        }
+        if (hasLineBreak(value)) {
+            throw error(path, line, "must not contain line breaks");
+        }
+        if (!EnvExpander.hasReference(raw.text())) {
+            warn(path, line, "the API key is written in the config file; prefer an environment reference"
+                    + " such as ${OPENAI_API_KEY}");
+        }
+        return value;
+    }
+
+    private Map<String, String> headers(Section p) throws ConfigException {
+        Section h = p.section("headers");
+        if (h == null) {
+            return Map.of();
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        Map<String, String> seen = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (Field f : h.node.fields().values()) {
+            String path = h.pathOf(f.key());
+            if (!HEADER_NAME.matcher(f.key()).matches()) {
+                throw error(path, f.line(), "not a valid header name");
+            }
+            if (MANAGED_HEADERS.contains(f.key().toLowerCase(Locale.ROOT))) {
+                throw error(path, f.line(), "the gateway sets this header itself");
+            }
+            if (seen.putIfAbsent(f.key(), f.key()) != null) {
+                throw error(path, f.line(), "the same header as " + h.pathOf(seen.get(f.key()))
+                        + " (header names ignore case)");
+            }
+            String value = text(f.value(), path, f.line());
+            if (hasLineBreak(value)) {
+                throw error(path, f.line(), "must not contain line breaks");
+            }
+            headers.put(f.key(), value);
+        }
+        return headers;
+    }
+
+    private SimulatorSettings simulator(Section p, ProviderType type) throws ConfigException {
+        Section s = p.section("simulator");
+        if (s == null) {
+            return SimulatorSettings.DEFAULT;
+        }
+        if (type != ProviderType.SIMULATOR) {
+            throw error(p.pathOf("simulator"), p.lineOf("simulator"), "only allowed for type simulator");
+        }
+        s.allowOnly(SIMULATOR_FIELDS);
+        long ttftMs = s.integer("ttft_ms", 0, 0, 3_600_000);
+        double tokensPerSecond = s.decimal("tokens_per_second", 0, 0, 1_000_000);
+        Integer outputTokens =
+                s.field("output_tokens") == null ? null : (int) s.integer("output_tokens", 1, 1, 10_000_000);
+        String fault = s.string("fault");
+        try {
+            return new SimulatorSettings(ttftMs, tokensPerSecond, outputTokens, fault);
+        } catch (IllegalArgumentException e) {
+            // SimulatorSettings names the field first ("fault: ...", "ttft_ms must ..."): point at it.
+            String message = e.getMessage() == null ? "invalid" : e.getMessage();
+            for (String name : SIMULATOR_FIELDS) {
+                if (message.startsWith(name + ": ") || message.startsWith(name + " ")) {
+                    String rest = message.substring(name.length() + (message.startsWith(name + ": ") ? 2 : 1));
+                    throw error(s.pathOf(name), s.lineOf(name), rest);
+                }
+            }
+            throw error(p.pathOf("simulator"), p.lineOf("simulator"), message);
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.modelgateway.core.config;
+
+import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.core.config.YamlTree.Scalar;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Reads the small top-level blocks about the gateway's own serving: {@code server} (into a {@link ServerConfig}),
+ * {@code admin} (the admin listener's {@link HostAndPort}), {@code reload} (into a {@link ReloadConfig}) and
+ * {@code access_log} (the access log's destination).
+ */
+final class ServerSection extends ConfigReader {
+
+    private static final List<String> ADMIN_FIELDS = List.of("listen");
+    private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
+    private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
+            "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms");
+
+    ServerSection(ConfigReader load) {
+        super(load);
+    }
+
+    String accessLog(Section top) throws ConfigException {
+        Scalar s = top.scalar("access_log");
+        if (s == null) {
+            return GatewayConfig.ACCESS_LOG_STDOUT;
+        }
+        String path = "access_log";
+        int line = top.lineOf(path);
+        if (s.token() == JsonToken.VALUE_FALSE) {
+            return GatewayConfig.ACCESS_LOG_OFF; // YAML 1.1 reads a bare off (or no, false) as a boolean
+        }
+        if (s.token() != JsonToken.VALUE_STRING) {
+            throw error(path, line, "must be stdout, stderr, off or a file path, not " + kind(s));
+        }
+        String value = expand(s.text(), path, line);
+        if (value.isEmpty()) {
+            throw error(path, line, "must not be empty; use off for no access log");
+        }
+        for (String keyword : List.of(GatewayConfig.ACCESS_LOG_STDOUT, GatewayConfig.ACCESS_LOG_STDERR,
+                GatewayConfig.ACCESS_LOG_OFF)) {
+            if (value.equals(keyword)) {
+                return keyword;
+            }
+            if (value.equalsIgnoreCase(keyword)) {
+                // Quietly writing a file called STDOUT into the working directory would surprise everyone.
+                throw error(path, line, "write " + keyword + " in lower case (or ./" + value
+                        + " for a file of that name)");
+            }
+        }
+        if (hasLineBreak(value)) {
+            throw error(path, line, "must not contain line breaks");
+        }
+        // Checked now so a typo in the directory stops the start (or the reload) with a line number,
+        // instead of surfacing as lost log lines once traffic flows.
+        Path file;
+        try {
+            file = Path.of(value).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw error(path, line, "is not a valid file path");
+        }
+        if (Files.isDirectory(file)) {
+            throw error(path, line, "'" + value + "' is a directory; give the path of a file in it");
+        }
+        Path dir = file.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw error(path, line, "the directory of '" + value + "' does not exist");
+        }
+        if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(dir)) {
+            throw error(path, line, "'" + value + "' is not writable by this process");
+        }
+        return value;
+    }
+
+    HostAndPort adminListen(Section top, HostAndPort listen) throws ConfigException {
+        Section admin = top.section("admin");
+        if (admin == null) {
+            return null;
+        }
+        admin.allowOnly(ADMIN_FIELDS);
+        String text = admin.string("listen");
+        if (text == null) {
+            return null;
+        }
+        String path = admin.pathOf("listen");
+        int line = admin.lineOf("listen");
+        HostAndPort address;
+        try {
+            address = HostAndPort.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw error(path, line, e.getMessage());
+        }
+        // Port 0 asks the OS for a free port each time, so only a fixed port can clash.
+        if (address.port() != 0 && address.port() == listen.port()
+                && (address.host().equalsIgnoreCase(listen.host()) || isWildcard(address) || isWildcard(listen))) {
+            throw error(path, line, "port " + address.port() + " is already taken by listen (" + listen
+                    + "); give the admin listener its own port");
+        }
+        return address;
+    }
+
+    private static boolean isWildcard(HostAndPort a) {
+        return a.host().equals("0.0.0.0") || a.host().equals("::") || a.host().equals("0:0:0:0:0:0:0:0");
+    }
+
+    ReloadConfig reload(Section top) throws ConfigException {
+        Section r = top.section("reload");
+        if (r == null) {
+            return ReloadConfig.DEFAULT;
+        }
+        r.allowOnly(RELOAD_FIELDS);
+        boolean watch = r.bool("watch", ReloadConfig.DEFAULT.watch());
+        int intervalMs = (int) r.integer("interval_ms", ReloadConfig.DEFAULT.intervalMs(),
+                ReloadConfig.MIN_INTERVAL_MS, ReloadConfig.MAX_INTERVAL_MS);
+        return new ReloadConfig(watch, intervalMs);
+    }
+
+    ServerConfig server(Section top) throws ConfigException {
+        Section s = top.section("server");
+        if (s == null) {
+            return ServerConfig.DEFAULT;
+        }
+        s.allowOnly(SERVER_FIELDS);
+        ServerConfig d = ServerConfig.DEFAULT;
+        return new ServerConfig(
+                (int) s.integer("max_connections", d.maxConnections(), 0, 1_000_000),
+                (int) s.integer("max_concurrent_requests", d.maxConcurrentExchanges(), 0, 1_000_000),
+                s.integer("request_timeout_ms", d.requestTimeoutMs(), 100, 3_600_000),
+                s.integer("idle_timeout_ms", d.idleTimeoutMs(), 100, 86_400_000),
+                s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000));
+    }
+}
