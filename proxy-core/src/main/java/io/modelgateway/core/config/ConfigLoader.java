@@ -50,7 +50,7 @@ public final class ConfigLoader {
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 
     private static final List<String> TOP_FIELDS = List.of("listen", "max_body_bytes", "development_key", "keys",
-            "providers", "models", "access_log", "admin", "reload", "server");
+            "providers", "models", "access_log", "admin", "reload", "server", "upstream_limits");
     private static final List<String> KEY_FIELDS =
             List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers");
     private static final List<String> LIMIT_FIELDS =
@@ -59,6 +59,8 @@ public final class ConfigLoader {
     private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
     private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
             "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms");
+    private static final List<String> UPSTREAM_LIMIT_FIELDS = List.of("max_error_body_bytes", "max_sse_event_bytes",
+            "max_collected_bytes", "collected_budget_bytes");
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
             "timeouts");
@@ -159,11 +161,12 @@ public final class ConfigLoader {
         HostAndPort adminListen = adminListen(top, listen);
         ReloadConfig reload = reload(top);
         ServerConfig server = server(top);
+        UpstreamLimitsConfig upstreamLimits = upstreamLimits(top);
         Map<String, ProviderConfig> providers = providers(top);
         Map<String, ModelConfig> models = models(top, providers);
         List<KeyConfig> keys = keys(top, listen, models);
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server);
+                server, upstreamLimits);
     }
 
     // ---- listen
@@ -298,6 +301,29 @@ public final class ConfigLoader {
                 s.integer("request_timeout_ms", d.requestTimeoutMs(), 100, 3_600_000),
                 s.integer("idle_timeout_ms", d.idleTimeoutMs(), 100, 86_400_000),
                 s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000));
+    }
+
+    private UpstreamLimitsConfig upstreamLimits(Section top) throws ConfigException {
+        Section u = top.section("upstream_limits");
+        if (u == null) {
+            return UpstreamLimitsConfig.DEFAULT;
+        }
+        u.allowOnly(UPSTREAM_LIMIT_FIELDS);
+        UpstreamLimitsConfig d = UpstreamLimitsConfig.DEFAULT;
+        int errorBody = (int) u.integer("max_error_body_bytes", d.maxErrorBodyBytes(),
+                UpstreamLimitsConfig.MIN_ERROR_BODY_BYTES, UpstreamLimitsConfig.MAX_ERROR_BODY_BYTES);
+        int sseEvent = (int) u.integer("max_sse_event_bytes", d.maxSseEventBytes(),
+                UpstreamLimitsConfig.MIN_SSE_EVENT_BYTES, UpstreamLimitsConfig.MAX_SSE_EVENT_BYTES);
+        int collected = (int) u.integer("max_collected_bytes", d.maxCollectedBytes(),
+                UpstreamLimitsConfig.MIN_COLLECTED_BYTES, UpstreamLimitsConfig.MAX_COLLECTED_BYTES);
+        // Absent, the budget is the default or, when max_collected_bytes was raised past it, that value.
+        long budget = u.integer("collected_budget_bytes", Math.max(d.collectedBudgetBytes(), collected),
+                UpstreamLimitsConfig.MIN_COLLECTED_BYTES, UpstreamLimitsConfig.MAX_COLLECTED_BUDGET_BYTES);
+        if (budget < collected) {
+            throw error(u.pathOf("collected_budget_bytes"), u.lineOf("collected_budget_bytes"),
+                    "must be at least max_collected_bytes (" + collected + "), or no answer that large could pass");
+        }
+        return new UpstreamLimitsConfig(errorBody, sseEvent, collected, budget);
     }
 
     // ---- limits
