@@ -125,6 +125,58 @@ public final class SecretRedactor {
         return out;
     }
 
+    /**
+     * A server-sent event with every secret removed from its {@code data:} payloads (each redacted as a body: JSON
+     * after unescaping, else as text) and from its other lines (as text); null when there was none. {@code event} is
+     * borrowed; the returned buffer is the caller's. Meant for error events only, never every event.
+     */
+    public ByteBuf redactSseEvent(ByteBufAllocator alloc, ByteBuf event) {
+        int start = event.readerIndex();
+        int end = event.writerIndex();
+        ByteBuf out = null;
+        int copied = start; // bytes before this are in out already (when out exists)
+        int line = start;
+        try {
+            while (line < end) {
+                int eol = line;
+                while (eol < end && event.getByte(eol) != '\n' && event.getByte(eol) != '\r') {
+                    eol++;
+                }
+                int from = line;
+                if (eol - line >= 5 && event.toString(line, 5, StandardCharsets.US_ASCII).equals("data:")) {
+                    from = line + 5;
+                    if (from < eol && event.getByte(from) == ' ') {
+                        from++;
+                    }
+                }
+                ByteBuf clean = redactBody(alloc, event.slice(from, eol - from));
+                if (clean != null) {
+                    if (out == null) {
+                        out = alloc.buffer(event.readableBytes() + 16);
+                    }
+                    out.writeBytes(event, copied, from - copied);
+                    out.writeBytes(clean);
+                    clean.release();
+                    copied = eol;
+                }
+                line = eol;
+                while (line < end && (event.getByte(line) == '\n' || event.getByte(line) == '\r')) {
+                    line++;
+                }
+            }
+            if (out != null) {
+                out.writeBytes(event, copied, end - copied);
+            }
+            ByteBuf result = out;
+            out = null;
+            return result;
+        } finally {
+            if (out != null) {
+                out.release();
+            }
+        }
+    }
+
     /** Whether {@code text} holds anything {@link #redact} would remove. */
     public boolean containsSecret(String text) {
         return text != null && !redact(text).equals(text);

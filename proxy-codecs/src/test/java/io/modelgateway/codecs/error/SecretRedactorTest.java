@@ -120,6 +120,25 @@ class SecretRedactorTest {
         in.release();
     }
 
+    @Test
+    void redactSseEvent_dataPayloadsAndOtherLines_redacted_framingKept() {
+        String event = "event: error\r\ndata: {\"type\":\"error\",\"error\":{\"message\":\"bad \\u0073k-proj-AbCd1234EfGh5678 "
+                + KEY + "\"}}\r\n\r\n";
+        ByteBuf in = Unpooled.copiedBuffer(event, StandardCharsets.UTF_8);
+        ByteBuf out = REDACTOR.redactSseEvent(ByteBufAllocator.DEFAULT, in);
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("event: error\r\ndata: {\"type\":\"error\",\"error\":"
+                + "{\"message\":\"bad [redacted] [redacted]\"}}\r\n\r\n");
+        out.release();
+        in.release();
+    }
+
+    @Test
+    void redactSseEvent_noSecret_isNull() {
+        ByteBuf in = Unpooled.copiedBuffer("data: {\"error\":{\"message\":\"overloaded\"}}\n\n", StandardCharsets.UTF_8);
+        assertThat(REDACTOR.redactSseEvent(ByteBufAllocator.DEFAULT, in)).isNull();
+        in.release();
+    }
+
     private static String redactBody(String body) {
         ByteBuf in = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
         try {

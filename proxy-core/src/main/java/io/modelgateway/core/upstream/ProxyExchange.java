@@ -640,6 +640,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             malformedEvent();
             return;
         }
+        if (SseDataCheck.looksLikeError(event)) {
+            event = withoutSecrets(event);
+        }
         if (streamUsage.onEvent(event) && withholdUsageChunk) {
             event.release(); // counted above; the caller did not ask for it (GD-21)
             return;
@@ -695,6 +698,20 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         finish(false, Outcome.UPSTREAM_ERROR);
     }
 
+    /**
+     * An error event the upstream sent mid-stream, with the provider's secrets and key shapes removed (it may echo
+     * the request's credential like an error body): the same event when it holds none, else a redacted copy (the
+     * original released). Only error events come here: one prefix comparison per event decides.
+     */
+    private ByteBuf withoutSecrets(ByteBuf event) {
+        ByteBuf clean = target.redactor.redactSseEvent(ctx.alloc(), event);
+        if (clean == null) {
+            return event;
+        }
+        event.release();
+        return clean;
+    }
+
     /** Drops half an event the scanner still holds: never hand a client a torn frame. */
     private void dropPartialEvent() {
         if (scanner == null) {
@@ -716,6 +733,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             event.release();
             malformedEvent();
             return;
+        }
+        if (SseDataCheck.looksLikeError(event)) {
+            event = withoutSecrets(event);
         }
         streamUsage.onEvent(event);
         try {

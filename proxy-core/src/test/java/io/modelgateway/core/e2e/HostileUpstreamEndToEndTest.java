@@ -144,6 +144,21 @@ class HostileUpstreamEndToEndTest {
         assertStillServing(path);
     }
 
+    /** An error event mid-stream may echo the credential just the same: redacted, in both styles and across them. */
+    @ParameterizedTest
+    @CsvSource({"/api/v1/chat/completions, oa", "/api/v1/messages, an", "/api/v1/chat/completions, an",
+        "/api/v1/messages, oa"})
+    void errorEventMidStreamEchoingTheCredentials_reachesTheCallerWithoutThem(String path, String model)
+            throws Exception {
+        HttpResponse<String> r = gw.call(path, body(model, true), "x-hostile", "error-event");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains(path.equals(CHAT) ? "\"content\":\"hi\"" : "\"text\":\"hi\"")
+                .contains(path.equals(CHAT) ? "data: {\"error\":" : "event: error").contains("[redacted]");
+        assertNoSecret(r.body());
+        records.of(r);
+        assertStillServing(path);
+    }
+
     @ParameterizedTest
     @CsvSource({"/api/v1/chat/completions, oa, 500, 502, server_error", "/api/v1/messages, an, 429, 429, rate_limit_error",
         "/api/v1/chat/completions, an, 400, 400, invalid_request_error"})
@@ -388,9 +403,7 @@ class HostileUpstreamEndToEndTest {
             case "echo" -> {
                 // Every credential it was sent, plainly and with JSON escapes, cut between two chunks mid-key.
                 String credential = r.headers().getOrDefault("authorization", r.headers().get("x-api-key"));
-                String message = "Incorrect API key provided: " + credential + ". Escaped: "
-                        + escape(credential) + ". Extra: " + r.headers().getOrDefault("x-secret-token", "none")
-                        + ". Cloud: " + AWS_KEY;
+                String message = echo(r);
                 String body = anthropic
                         ? "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"" + message + "\"}}"
                         : "{\"error\":{\"message\":\"" + message + "\",\"type\":\"invalid_request_error\",\"param\":null,"
@@ -399,6 +412,16 @@ class HostileUpstreamEndToEndTest {
                 up.send(ch, head(Integer.parseInt(arg), "application/json", "retry-after: 7\r\n") + RawUpstream.chunk(
                         body.substring(0, cut)));
                 up.sendLater(ch, RawUpstream.chunk(body.substring(cut)) + "0\r\n\r\n", 20);
+            }
+            case "error-event" -> {
+                String message = echo(r);
+                String error = anthropic
+                        ? "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\""
+                                + message + "\"}}\n\n"
+                        : "data: {\"error\":{\"message\":\"" + message + "\",\"type\":\"server_error\",\"param\":null,"
+                                + "\"code\":null}}\n\n";
+                up.send(ch, head(200, "text/event-stream", "") + RawUpstream.chunk(firstEvents(anthropic) + error)
+                        + "0\r\n\r\n");
             }
             case "big-error" -> {
                 up.send(ch, head(Integer.parseInt(arg), "application/json", "retry-after: 7\r\n")
@@ -462,6 +485,13 @@ class HostileUpstreamEndToEndTest {
             }
             default -> answer(ch, anthropic, stream);
         }
+    }
+
+    /** A message holding every credential the request carried, plainly and JSON-escaped, and an AWS key. */
+    private static String echo(Received r) {
+        String credential = r.headers().getOrDefault("authorization", r.headers().get("x-api-key"));
+        return "Incorrect API key provided: " + credential + ". Escaped: " + escape(credential) + ". Extra: "
+                + r.headers().getOrDefault("x-secret-token", "none") + ". Cloud: " + AWS_KEY;
     }
 
     private static String head(int status, String contentType, String extra) {
