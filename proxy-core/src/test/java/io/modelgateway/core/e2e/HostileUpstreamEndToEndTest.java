@@ -183,6 +183,22 @@ class HostileUpstreamEndToEndTest {
         assertStillServing(path);
     }
 
+    /**
+     * A retryable error whose body never ends: the retry goes ahead at once, and the failed attempt's connection,
+     * which would be read to the end of its body to be pooled again, is closed once the body passes the limit.
+     */
+    @Test
+    void retriedErrorWithAnEndlessBody_isNotDrainedForever() throws Exception {
+        int closedBefore = up.closed.get();
+        long writtenBefore = up.written.get();
+        HttpResponse<String> r = gw.call(CHAT, body("oa-retry", false), "x-hostile", "big-retryable");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(records.of(r).attempts()).isEqualTo(2);
+        Eventually.until(Duration.ofSeconds(5), () -> up.closed.get() > closedBefore);
+        assertThat(up.written.get() - writtenBefore).isLessThan(16L << 20);
+        assertStillServing(CHAT);
+    }
+
     // ------------------------------------------------------------------ 2. stream events: bounded
 
     @ParameterizedTest
@@ -426,6 +442,14 @@ class HostileUpstreamEndToEndTest {
             case "big-error" -> {
                 up.send(ch, head(Integer.parseInt(arg), "application/json", "retry-after: 7\r\n")
                         + RawUpstream.chunk("{\"error\":{\"message\":\""));
+                up.flood(ch, RawUpstream.chunk("x".repeat(65536)).getBytes(StandardCharsets.ISO_8859_1));
+            }
+            case "big-retryable" -> {
+                if (attempt > 1) {
+                    answer(ch, anthropic, stream);
+                    return;
+                }
+                up.send(ch, head(503, "application/json", "") + RawUpstream.chunk("{\"error\":{\"message\":\""));
                 up.flood(ch, RawUpstream.chunk("x".repeat(65536)).getBytes(StandardCharsets.ISO_8859_1));
             }
             case "sse-flood" -> {
