@@ -20,8 +20,8 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Removes credentials from what an upstream sends back in its error answers (DESIGN rule 7: never a provider key,
- * also not one an upstream echoed back). Two kinds of secret are removed:
+ * Removes credentials from what an upstream sends back in its error answers: a provider key must never reach a
+ * caller, also not one an upstream echoed back. Two kinds of secret are removed:
  * <ul>
  *   <li>the values the gateway itself sends to that upstream (its {@code api_key}, secret-looking extra headers),
  *       given at construction, wherever they appear; values shorter than {@link #MIN_SECRET_CHARS} are not searched

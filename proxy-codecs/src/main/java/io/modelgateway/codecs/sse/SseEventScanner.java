@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * a composite of slices when an event spans reads. Nothing is decoded or copied (DESIGN rule 3); the
  * bytes of the events, in order, are exactly the bytes fed in.
  *
- * <p>Bounded (DESIGN rule 8): no event may be longer than {@code maxEventBytes} (every line is inside an
+ * <p>Bounded, as everything a peer decides the size of: no event may be longer than {@code maxEventBytes} (every line is inside an
  * event, so that bounds lines too). Past it {@link #feed} returns false, drops what it held and takes nothing
  * more: the stream cannot go on. The check is one length comparison per event. An event that spans more than
  * {@value #MAX_SLICES} pieces is copied into one growing buffer from then on, so a peer that trickles an event in

@@ -1,8 +1,9 @@
 package io.modelgateway.core.config;
 
 /**
- * Bounds on what an upstream's answer may make the gateway hold (DESIGN rule 8), the same for every provider. A
- * reload applies them to the next request; the bytes already held count against the new budget.
+ * Bounds on what an upstream's answer may make the gateway hold (every size a peer decides has a limit), the same
+ * for every provider. A reload applies them to the next request; the bytes already held count against the new
+ * budget.
  *
  * @param maxErrorBodyBytes    an upstream error body (any non-2xx) is collected whole, up to this, before it is
  *                             redacted and relayed; a larger one is not relayed: the caller gets the gateway's own

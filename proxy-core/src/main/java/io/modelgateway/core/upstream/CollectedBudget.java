@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The bytes that all exchanges of the process hold of upstream answers collected whole (answers translated as a
  * whole, error bodies collected before they are redacted): one shared counter, so that many large answers at once
- * are refused rather than growing the process (DESIGN rule 8). An exchange reserves each piece before it keeps it
+ * are refused rather than growing the process. An exchange reserves each piece before it keeps it
  * and gives back everything it reserved when it ends, however it ends.
  *
  * <p>Thread-safe and lock-free: one compare-and-set per reserved piece, on the collecting paths only (never per

@@ -76,7 +76,8 @@ import io.netty.util.concurrent.ScheduledFuture;
  * with garbage. A stream event whose data is not JSON ({@link SseDataCheck}) ends the caller's stream with the
  * style's error event (or a 502 when nothing was sent yet, GD-24).
  *
- * <p>A hostile upstream (DESIGN rules 7–8, {@link UpstreamLimitsConfig}):
+ * <p>A hostile upstream: no provider secret reaches a caller, and every size it decides has a limit
+ * ({@link UpstreamLimitsConfig}):
  * <ul>
  *   <li>An error answer (any final status outside 2xx) is collected whole, up to {@code max_error_body_bytes},
  *       then the provider's own secrets and anything shaped like a credential are removed from it
