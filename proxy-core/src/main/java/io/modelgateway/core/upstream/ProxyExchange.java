@@ -192,7 +192,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
      * connection can be pooled again (auto-read on, nobody else listening), or drops it if the upstream closes.
      */
     private boolean draining;
-    /** Bytes of that error body read so far: past {@code max_error_body_bytes} the connection is closed instead. */
+    /**
+     * Bytes of an error body read and dropped so far (that one, or a refused credential's in DISCARD): past
+     * {@code max_error_body_bytes} the connection is closed instead of read to the end.
+     */
     private long drainedBytes;
 
     /**
@@ -517,7 +520,13 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 }
             }
             case DISCARD -> {
-                if (last) {
+                // Read to its end to keep the connection, but no further than an error body may go.
+                drainedBytes += content.content().readableBytes();
+                boolean tooLong = !last && drainedBytes > limits.maxErrorBodyBytes();
+                if (tooLong) {
+                    upstreamKeepAlive = false;
+                }
+                if (last || tooLong) {
                     failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR,
                             "The upstream provider refused the gateway's credentials.", null, null));
                 }

@@ -183,6 +183,18 @@ class HostileUpstreamEndToEndTest {
         assertStillServing(path);
     }
 
+    /** Our credentials refused, with a body that never ends: the caller's 502 does not wait for its end. */
+    @Test
+    void credentialsRefusedWithAnEndlessBody_502_connectionClosed() throws Exception {
+        int closedBefore = up.closed.get();
+        HttpResponse<String> r = gw.call(CHAT, body("oa", false), "x-hostile", "big-error:401");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(502);
+        assertThat(JSON.readTree(r.body()).at("/error/message").asText())
+                .isEqualTo("The upstream provider refused the gateway's credentials.");
+        Eventually.until(Duration.ofSeconds(5), () -> up.closed.get() > closedBefore);
+        assertStillServing(CHAT);
+    }
+
     /**
      * A retryable error whose body never ends: the retry goes ahead at once, and the failed attempt's connection,
      * which would be read to the end of its body to be pooled again, is closed once the body passes the limit.
