@@ -61,6 +61,32 @@ public final class SseDataCheck {
         return lineStart > data && !startsWith(event, lineStart, end, "data:");
     }
 
+    /**
+     * Whether the event is an error event of either style: Anthropic's {@code event: error}, or a first data payload
+     * that opens with OpenAI's {@code {"error"}. Looks at the first few bytes only (a comparison per event on the hot
+     * path); an error event is then worth a closer look (its text is redacted before it is relayed).
+     */
+    public static boolean looksLikeError(ByteBuf event) {
+        int at = event.readerIndex();
+        int end = event.writerIndex();
+        if (startsWith(event, at, end, "event:")) {
+            at += 6;
+            if (at < end && event.getByte(at) == ' ') {
+                at++;
+            }
+            return startsWith(event, at, end, "error") && (at + 5 == end || event.getByte(at + 5) == '\n'
+                    || event.getByte(at + 5) == '\r');
+        }
+        if (startsWith(event, at, end, "data:")) {
+            at += 5;
+            if (at < end && event.getByte(at) == ' ') {
+                at++;
+            }
+            return startsWith(event, at, end, "{\"error\"");
+        }
+        return false;
+    }
+
     private static boolean startsWith(ByteBuf buf, int at, int end, String prefix) {
         if (end - at < prefix.length()) {
             return false;

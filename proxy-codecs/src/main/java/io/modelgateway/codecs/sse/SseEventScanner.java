@@ -12,27 +12,64 @@ import java.util.function.Consumer;
  * a composite of slices when an event spans reads. Nothing is decoded or copied (DESIGN rule 3); the
  * bytes of the events, in order, are exactly the bytes fed in.
  *
+ * <p>Bounded, as everything a peer decides the size of: no event may be longer than {@code maxEventBytes} (every line is inside an
+ * event, so that bounds lines too). Past it {@link #feed} returns false, drops what it held and takes nothing
+ * more: the stream cannot go on. The check is one length comparison per event. An event that spans more than
+ * {@value #MAX_SLICES} pieces is copied into one growing buffer from then on, so a peer that trickles an event in
+ * tiny pieces costs work in proportion to its bytes (a composite would be consolidated again and again) and
+ * the memory held stays within about twice the limit.
+ *
  * <p>Ownership: {@link #feed} does not release its input (the caller does, as usual); every event
  * handed to the consumer carries its own reference, which the consumer must write or release. Bytes of
- * an unfinished event are held (retained) until the event completes, {@link #drainRemainder} takes them,
- * or {@link #release} drops them. One scanner per stream; not thread-safe (event-loop confined).
+ * an unfinished event are held (retained, or copied as said above) until the event completes,
+ * {@link #drainRemainder} takes them, or {@link #release} drops them. One scanner per stream; not thread-safe
+ * (event-loop confined).
  */
 public final class SseEventScanner {
+    /** The default longest event: far above any real provider's (a large tool call's arguments come in pieces). */
+    public static final int DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
+    /** Pieces of one unfinished event held as slices; a longer event is copied into one buffer. */
+    static final int MAX_SLICES = 16;
+
     private final ByteBufAllocator alloc;
-    /** Slices of the current, unfinished event from earlier reads; null when none. */
-    private CompositeByteBuf pending;
+    private final int maxEventBytes;
+    /**
+     * The current, unfinished event from earlier reads: a composite of up to {@link #MAX_SLICES} slices, or one
+     * buffer the pieces are copied into; null when none.
+     */
+    private ByteBuf pending;
+    /** An event passed the limit: the stream is over for this scanner. */
+    private boolean overflowed;
     /** Consecutive line ends seen at the end of the data so far (a CR LF pair counts once). */
     private int lineEnds;
     /** The last byte seen was CR, so an LF right after it belongs to the same line end. */
     private boolean lastWasCr;
     private long events;
 
+    /** A scanner with the {@link #DEFAULT_MAX_EVENT_BYTES default limit}. */
     public SseEventScanner(ByteBufAllocator alloc) {
-        this.alloc = alloc;
+        this(alloc, DEFAULT_MAX_EVENT_BYTES);
     }
 
-    /** Scans {@code in} (its readable bytes, which are left untouched) and emits every event it completes. */
-    public void feed(ByteBuf in, Consumer<ByteBuf> onEvent) {
+    /** @param maxEventBytes the longest event accepted, in bytes (at least 1) */
+    public SseEventScanner(ByteBufAllocator alloc, int maxEventBytes) {
+        if (maxEventBytes < 1) {
+            throw new IllegalArgumentException("maxEventBytes must be positive");
+        }
+        this.alloc = alloc;
+        this.maxEventBytes = maxEventBytes;
+    }
+
+    /**
+     * Scans {@code in} (its readable bytes, which are left untouched) and emits every event it completes.
+     *
+     * @return false when an event grew past the limit: the events before it were emitted, the rest is dropped, and
+     *         every later call returns false at once
+     */
+    public boolean feed(ByteBuf in, Consumer<ByteBuf> onEvent) {
+        if (overflowed) {
+            return false;
+        }
         int start = in.readerIndex();
         int end = in.writerIndex();
         int eventStart = start;
@@ -40,6 +77,9 @@ public final class SseEventScanner {
         if (lineEnds >= 2 && lastWasCr && start < end && in.getByte(start) != '\n') {
             // The previous read ended on the CR of a blank line and no LF followed: that event is complete.
             eventStart = emit(in, start, start, onEvent);
+            if (eventStart < 0) {
+                return false;
+            }
             lineEnds = 0;
             lastWasCr = false;
         }
@@ -59,6 +99,9 @@ public final class SseEventScanner {
                 lastWasCr = false; // second half of CR LF; already counted
                 if (lineEnds >= 2) {
                     eventStart = emit(in, eventStart, j + 1, onEvent);
+                    if (eventStart < 0) {
+                        return false;
+                    }
                     lineEnds = 0;
                 }
             } else {
@@ -70,6 +113,9 @@ public final class SseEventScanner {
                     boolean lfMayFollow = b == '\r' && (j + 1 >= end || in.getByte(j + 1) == '\n');
                     if (!lfMayFollow) {
                         eventStart = emit(in, eventStart, j + 1, onEvent);
+                        if (eventStart < 0) {
+                            return false;
+                        }
                         lineEnds = 0;
                         lastWasCr = false;
                     }
@@ -78,27 +124,77 @@ public final class SseEventScanner {
             i = j + 1;
         }
         if (eventStart < end) {
-            if (pending == null) {
-                pending = alloc.compositeBuffer(16);
+            int n = end - eventStart;
+            if ((pending == null ? 0L : pending.readableBytes()) + n > maxEventBytes) {
+                overflow();
+                return false;
             }
-            pending.addComponent(true, in.retainedSlice(eventStart, end - eventStart));
+            append(in, eventStart, n);
         }
+        return true;
     }
 
+    /** Hands on the event ending at {@code eventEnd}; returns where the next one starts, or -1 past the limit. */
     private int emit(ByteBuf in, int eventStart, int eventEnd, Consumer<ByteBuf> onEvent) {
+        int n = eventEnd - eventStart;
         ByteBuf event;
         if (pending == null) {
-            event = in.retainedSlice(eventStart, eventEnd - eventStart);
-        } else {
-            if (eventEnd > eventStart) {
-                pending.addComponent(true, in.retainedSlice(eventStart, eventEnd - eventStart));
+            if (n > maxEventBytes) {
+                return overflow();
             }
+            event = in.retainedSlice(eventStart, n);
+        } else {
+            if ((long) pending.readableBytes() + n > maxEventBytes) {
+                return overflow();
+            }
+            append(in, eventStart, n);
             event = pending;
             pending = null;
         }
         events++;
         onEvent.accept(event);
         return eventEnd;
+    }
+
+    /** Adds {@code n} bytes of {@code in} to the unfinished event: as a slice while there are few, else copied. */
+    private void append(ByteBuf in, int from, int n) {
+        if (n == 0) {
+            return;
+        }
+        if (pending == null) {
+            CompositeByteBuf slices = alloc.compositeBuffer(MAX_SLICES);
+            pending = slices;
+            slices.addComponent(true, in.retainedSlice(from, n));
+        } else if (pending instanceof CompositeByteBuf slices && slices.numComponents() < MAX_SLICES) {
+            slices.addComponent(true, in.retainedSlice(from, n));
+        } else {
+            if (pending instanceof CompositeByteBuf slices) {
+                ByteBuf copy = alloc.buffer(Math.min(maxEventBytes, 2 * (slices.readableBytes() + n)));
+                copy.writeBytes(slices);
+                slices.release();
+                pending = copy;
+            }
+            pending.writeBytes(in, from, n); // grows by doubling: linear in the event's length overall
+        }
+    }
+
+    /** The event in progress passed the limit: drop it; the scanner takes nothing more. */
+    private int overflow() {
+        overflowed = true;
+        release();
+        lineEnds = 0;
+        lastWasCr = false;
+        return -1;
+    }
+
+    /** Whether an event passed the limit ({@link #feed} returned false). */
+    public boolean overflowed() {
+        return overflowed;
+    }
+
+    /** The longest event this scanner accepts, in bytes. */
+    public int maxEventBytes() {
+        return maxEventBytes;
     }
 
     /** Whether bytes of an unfinished event are held. */

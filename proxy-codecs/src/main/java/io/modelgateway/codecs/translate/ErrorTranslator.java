@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.error.SecretRedactor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import java.io.InputStream;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 /**
  * API-CONTRACT 8.10: an upstream error answer (non-2xx) re-expressed for the caller, by HTTP status through
@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * for each style (OVERLOADED: 503 for chat callers, 529 for messages callers).
  *
  * <p>The upstream message is kept (it is what the provider knows about the failure) after anything that
- * looks like a credential is masked; bodies that are not JSON (proxy HTML pages) are never relayed.
+ * looks like a credential is masked (callers that know the provider's own secrets remove those from the body first,
+ * with the provider's {@link SecretRedactor}); bodies that are not JSON (proxy HTML pages) are never relayed.
  * Problems with the gateway's own upstream account (401, 402, 403, quota) become 502: the caller cannot fix
  * them and must never be told its own key is wrong.
  */
@@ -30,13 +31,6 @@ public final class ErrorTranslator {
     /** Bodies larger than this are not parsed for a message (an error body is small; this is not one). */
     private static final int MAX_BODY_BYTES = 1 << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    /** Credentials that providers echo back in messages (OpenAI: "Incorrect API key provided: sk-proj-****abcd"). */
-    private static final Pattern PREFIXED_KEY =
-            Pattern.compile("\\b(?:sk|pk|rk)-[A-Za-z0-9_*.\\-]{6,}|\\bAIza[0-9A-Za-z_\\-]{20,}");
-    private static final Pattern BEARER = Pattern.compile("(?i)\\bbearer\\s+[A-Za-z0-9._~+/=*\\-]{8,}");
-    private static final Pattern NAMED_SECRET = Pattern.compile(
-            "(?i)\\b(x-api-key|api[_-]?key|access[_-]?token|secret|password)(\"?\\s*[:=]\\s*\"?)[^\\s\"',;}]{6,}");
 
     private ErrorTranslator() {
     }
@@ -75,6 +69,14 @@ public final class ErrorTranslator {
             }
         }
         return new GatewayError(kind, describe(kind, status, d, message), param, code);
+    }
+
+    /**
+     * The kind an upstream error status maps to (7.3) when its body says nothing: what the caller is told when the
+     * body cannot be relayed (too large, unreadable).
+     */
+    public static ErrorKind kindForStatus(int status) {
+        return kindOf(status, Details.NONE);
     }
 
     /** The kind by status (7.3), with the few overrides a body's error type decides. */
@@ -162,11 +164,9 @@ public final class ErrorTranslator {
         return m;
     }
 
-    /** Replaces anything that looks like an API key or bearer token. */
+    /** Replaces anything that looks like an API key or bearer token ({@link SecretRedactor#PATTERNS_ONLY}). */
     static String redact(String message) {
-        String m = PREFIXED_KEY.matcher(message).replaceAll("[redacted]");
-        m = BEARER.matcher(m).replaceAll("Bearer [redacted]");
-        return NAMED_SECRET.matcher(m).replaceAll("$1$2[redacted]");
+        return SecretRedactor.PATTERNS_ONLY.redact(message);
     }
 
     /** What an upstream error body says, in either style; all null when it says nothing readable. */

@@ -43,4 +43,25 @@ class SseDataCheckTest {
         assertThat(plausible("data: [DONE\n\n")).as("cut marker").isFalse();
         assertThat(plausible("data: <html>}\n\n")).as("html").isFalse();
     }
+
+    @Test
+    void looksLikeError_errorEventsOfBothStyles_only() {
+        assertThat(looksLikeError("event: error\ndata: {\"type\":\"error\"}\n\n")).isTrue();
+        assertThat(looksLikeError("event:error\r\ndata: {}\r\n\r\n")).isTrue();
+        assertThat(looksLikeError("data: {\"error\":{\"message\":\"x\"}}\n\n")).isTrue();
+        assertThat(looksLikeError("data:{\"error\":1}\n\n")).isTrue();
+        assertThat(looksLikeError("event: errors\ndata: {}\n\n")).isFalse();
+        assertThat(looksLikeError("event: content_block_delta\ndata: {\"error\":1}\n\n")).isFalse();
+        assertThat(looksLikeError("data: {\"id\":\"c\",\"error\":null}\n\n")).isFalse();
+        assertThat(looksLikeError(": keep-alive\n\n")).isFalse();
+    }
+
+    private static boolean looksLikeError(String event) {
+        ByteBuf buf = Unpooled.copiedBuffer(event, StandardCharsets.UTF_8);
+        try {
+            return SseDataCheck.looksLikeError(buf);
+        } finally {
+            buf.release();
+        }
+    }
 }

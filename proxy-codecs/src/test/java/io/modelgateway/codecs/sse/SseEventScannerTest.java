@@ -97,6 +97,84 @@ class SseEventScannerTest {
         assertThat(in.refCnt()).isZero();
     }
 
+    @Test
+    void feed_eventPastTheLimitInOneRead_returnsFalse_afterTheEventsBeforeIt() {
+        SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT, 32);
+        List<String> out = new ArrayList<>();
+        ByteBuf in = Unpooled.copiedBuffer("data: 1\n\ndata: {\"x\":\"" + "y".repeat(40) + "\"}\n\ndata: 3\n\n",
+                StandardCharsets.UTF_8);
+        assertThat(scanner.feed(in, e -> collect(out, e))).isFalse();
+        assertThat(out).containsExactly("data: 1\n\n");
+        assertThat(scanner.overflowed()).isTrue();
+        assertThat(scanner.hasRemainder()).isFalse();
+        assertThat(scanner.feed(in, e -> collect(out, e))).as("nothing more is taken").isFalse();
+        assertThat(out).hasSize(1);
+        in.release();
+        assertThat(in.refCnt()).isZero();
+    }
+
+    @Test
+    void feed_unfinishedEventGrowingPastTheLimit_returnsFalse_andReleasesWhatItHeld() {
+        SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT, 1000);
+        List<ByteBuf> reads = new ArrayList<>();
+        boolean going = true;
+        int fed = 0;
+        // data: {"x":" and then chunks with no line end, as a hostile upstream sends them
+        ByteBuf first = Unpooled.directBuffer().writeBytes("data: {\"x\":\"".getBytes(StandardCharsets.UTF_8));
+        reads.add(first);
+        going = scanner.feed(first, ByteBuf::release);
+        while (going) {
+            ByteBuf chunk = Unpooled.directBuffer(64).writeBytes("z".repeat(64).getBytes(StandardCharsets.UTF_8));
+            reads.add(chunk);
+            going = scanner.feed(chunk, ByteBuf::release);
+            fed += 64;
+            assertThat(fed).as("stopped near the limit").isLessThan(1100);
+        }
+        assertThat(fed).isGreaterThan(900);
+        for (ByteBuf r : reads) {
+            r.release();
+            assertThat(r.refCnt()).as("nothing held after the overflow").isZero();
+        }
+    }
+
+    @Test
+    void feed_eventOfExactlyTheLimit_passesWhole_acrossReads() {
+        String event = "data: " + "a".repeat(88) + "\n\n"; // 96 bytes
+        SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT, 96);
+        List<String> out = new ArrayList<>();
+        byte[] all = (event + event).getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < all.length; i += 10) {
+            ByteBuf in = Unpooled.wrappedBuffer(all, i, Math.min(10, all.length - i));
+            assertThat(scanner.feed(in, e -> collect(out, e))).isTrue();
+            in.release();
+        }
+        assertThat(out).containsExactly(event, event);
+        scanner.release();
+    }
+
+    @Test
+    void feed_eventTrickledInTinyPieces_isWholeAndExact() {
+        StringBuilder data = new StringBuilder("data: ");
+        for (int i = 0; i < 5000; i++) {
+            data.append((char) ('a' + i % 26));
+        }
+        String event = data + "\n\n";
+        byte[] all = (event + "data: [DONE]\n\n").getBytes(StandardCharsets.UTF_8);
+        List<byte[]> pieces = new ArrayList<>();
+        for (int i = 0; i < all.length; i++) {
+            pieces.add(new byte[] {all[i]}); // far more pieces than are ever held as slices
+        }
+        assertThat(scan(pieces)).containsExactly(event, "data: [DONE]\n\n");
+    }
+
+    private static void collect(List<String> out, ByteBuf e) {
+        try {
+            out.add(e.toString(StandardCharsets.UTF_8));
+        } finally {
+            e.release();
+        }
+    }
+
     private static List<String> scan(List<byte[]> pieces) {
         SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT);
         List<String> out = new ArrayList<>();

@@ -38,7 +38,7 @@ public final class ConfigLoader extends ConfigReader {
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 
     private static final List<String> TOP_FIELDS = List.of("listen", "max_body_bytes", "development_key", "keys",
-            "providers", "models", "access_log", "admin", "reload", "server");
+            "providers", "models", "access_log", "admin", "reload", "server", "upstream_limits");
 
     private ConfigLoader(String source, Map<String, String> env) {
         super(source, env);
@@ -108,11 +108,12 @@ public final class ConfigLoader extends ConfigReader {
         HostAndPort adminListen = serverSection.adminListen(top, listen);
         ReloadConfig reload = serverSection.reload(top);
         ServerConfig server = serverSection.server(top);
+        UpstreamLimitsConfig upstreamLimits = serverSection.upstreamLimits(top);
         Map<String, ProviderConfig> providers = new ProvidersSection(this).providers(top);
         Map<String, ModelConfig> models = new ModelsSection(this).models(top, providers);
         List<KeyConfig> keys = keys(top, listen, models);
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server);
+                server, upstreamLimits);
     }
 
     // ---- listen

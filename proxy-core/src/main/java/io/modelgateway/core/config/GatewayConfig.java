@@ -21,6 +21,7 @@ import java.util.Objects;
  * @param adminListen  the address of the admin listener, or null for none
  * @param reload       how the config file is watched for changes
  * @param server       connection caps, client timeouts and the shutdown drain of the API listener
+ * @param upstreamLimits bounds on what an upstream's answer may make the gateway hold
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -31,7 +32,8 @@ public record GatewayConfig(
         String accessLog,
         HostAndPort adminListen,
         ReloadConfig reload,
-        ServerConfig server) {
+        ServerConfig server,
+        UpstreamLimitsConfig upstreamLimits) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -42,9 +44,18 @@ public record GatewayConfig(
         Objects.requireNonNull(accessLog, "accessLog");
         Objects.requireNonNull(reload, "reload");
         Objects.requireNonNull(server, "server");
+        Objects.requireNonNull(upstreamLimits, "upstreamLimits");
         keys = keys instanceof KeyIndex index ? index : new KeyIndex(List.copyOf(keys));
         providers = Collections.unmodifiableMap(new LinkedHashMap<>(providers));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
+    }
+
+    /** The shape before the upstream limits existed: they take their defaults. */
+    public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
+            Map<String, ProviderConfig> providers, Map<String, ModelConfig> models, String accessLog,
+            HostAndPort adminListen, ReloadConfig reload, ServerConfig server) {
+        this(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload, server,
+                UpstreamLimitsConfig.DEFAULT);
     }
 
     /**
@@ -54,7 +65,7 @@ public record GatewayConfig(
     public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
             Map<String, ProviderConfig> providers, Map<String, ModelConfig> models) {
         this(listen, maxBodyBytes, keys, providers, models, ACCESS_LOG_STDOUT, null, ReloadConfig.DEFAULT,
-                ServerConfig.DEFAULT);
+                ServerConfig.DEFAULT, UpstreamLimitsConfig.DEFAULT);
     }
 
     /**
@@ -63,7 +74,7 @@ public record GatewayConfig(
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server);
+                server, upstreamLimits);
     }
 
     /**

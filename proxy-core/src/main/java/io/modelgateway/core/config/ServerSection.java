@@ -16,6 +16,8 @@ final class ServerSection extends ConfigReader {
 
     private static final List<String> ADMIN_FIELDS = List.of("listen");
     private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
+    private static final List<String> UPSTREAM_LIMIT_FIELDS = List.of("max_error_body_bytes", "max_sse_event_bytes",
+            "max_collected_bytes", "collected_budget_bytes");
     private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
             "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms");
 
@@ -131,5 +133,28 @@ final class ServerSection extends ConfigReader {
                 s.integer("request_timeout_ms", d.requestTimeoutMs(), 100, 3_600_000),
                 s.integer("idle_timeout_ms", d.idleTimeoutMs(), 100, 86_400_000),
                 s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000));
+    }
+
+    UpstreamLimitsConfig upstreamLimits(Section top) throws ConfigException {
+        Section u = top.section("upstream_limits");
+        if (u == null) {
+            return UpstreamLimitsConfig.DEFAULT;
+        }
+        u.allowOnly(UPSTREAM_LIMIT_FIELDS);
+        UpstreamLimitsConfig d = UpstreamLimitsConfig.DEFAULT;
+        int errorBody = (int) u.integer("max_error_body_bytes", d.maxErrorBodyBytes(),
+                UpstreamLimitsConfig.MIN_ERROR_BODY_BYTES, UpstreamLimitsConfig.MAX_ERROR_BODY_BYTES);
+        int sseEvent = (int) u.integer("max_sse_event_bytes", d.maxSseEventBytes(),
+                UpstreamLimitsConfig.MIN_SSE_EVENT_BYTES, UpstreamLimitsConfig.MAX_SSE_EVENT_BYTES);
+        int collected = (int) u.integer("max_collected_bytes", d.maxCollectedBytes(),
+                UpstreamLimitsConfig.MIN_COLLECTED_BYTES, UpstreamLimitsConfig.MAX_COLLECTED_BYTES);
+        // Absent, the budget is the default or, when max_collected_bytes was raised past it, that value.
+        long budget = u.integer("collected_budget_bytes", Math.max(d.collectedBudgetBytes(), collected),
+                UpstreamLimitsConfig.MIN_COLLECTED_BYTES, UpstreamLimitsConfig.MAX_COLLECTED_BUDGET_BYTES);
+        if (budget < collected) {
+            throw error(u.pathOf("collected_budget_bytes"), u.lineOf("collected_budget_bytes"),
+                    "must be at least max_collected_bytes (" + collected + "), or no answer that large could pass");
+        }
+        return new UpstreamLimitsConfig(errorBody, sseEvent, collected, budget);
     }
 }

@@ -57,6 +57,8 @@ public final class ExchangeRecord {
     private boolean responseComplete;
     private int attempts;
     private java.util.List<String[]> retriedFailures;
+    private java.util.List<String[]> protocolErrors;
+    private java.util.List<String[]> memoryRefusals;
 
     public ExchangeRecord(String requestId, Endpoint endpoint, long startNanos, long startEpochMillis, long bytesIn) {
         this.requestId = requestId;
@@ -112,8 +114,8 @@ public final class ExchangeRecord {
     /**
      * An attempt failed before its answer began and the gateway went on to another (a retry or a fallback), so
      * the caller never saw this failure: which provider, and why ({@code connect}, {@code connect_timeout},
-     * {@code lost}, {@code first_byte_timeout} or the upstream's status). Kept for the metrics; allocated only
-     * when it happens.
+     * {@code lost}, {@code first_byte_timeout}, {@code protocol_error} or the upstream's status). Kept for the
+     * metrics; allocated only when it happens.
      */
     public void retriedFailure(String provider, String reason) {
         if (retriedFailures == null) {
@@ -125,6 +127,40 @@ public final class ExchangeRecord {
     /** The failures retried past, as {provider, reason} pairs in order; empty when there were none. */
     public java.util.List<String[]> retriedFailures() {
         return retriedFailures == null ? java.util.List.of() : retriedFailures;
+    }
+
+    /**
+     * An attempt was ended because its upstream broke the protocol or a limit of what the gateway holds for it
+     * ({@code sse_event_too_large}, {@code error_body_too_large}, {@code answer_too_large}, {@code malformed_head},
+     * {@code malformed_body}, {@code switching_protocols}), whether or not another attempt followed. Kept for the
+     * metrics; allocated only when it happens.
+     */
+    public void protocolError(String provider, String reason) {
+        if (protocolErrors == null) {
+            protocolErrors = new java.util.ArrayList<>(2);
+        }
+        protocolErrors.add(new String[] {provider, reason});
+    }
+
+    /** The protocol errors of this request's attempts, as {provider, reason} pairs; empty when there were none. */
+    public java.util.List<String[]> protocolErrors() {
+        return protocolErrors == null ? java.util.List.of() : protocolErrors;
+    }
+
+    /**
+     * An attempt was ended for want of memory: a buffer could not be allocated ({@code allocation_failed}), or the
+     * process-wide budget for collected answers was used up ({@code collected_budget}).
+     */
+    public void memoryRefusal(String provider, String reason) {
+        if (memoryRefusals == null) {
+            memoryRefusals = new java.util.ArrayList<>(1);
+        }
+        memoryRefusals.add(new String[] {provider, reason});
+    }
+
+    /** The memory refusals of this request's attempts, as {provider, reason} pairs; empty when there were none. */
+    public java.util.List<String[]> memoryRefusals() {
+        return memoryRefusals == null ? java.util.List.of() : memoryRefusals;
     }
 
     /**

@@ -32,6 +32,8 @@ import java.util.function.LongSupplier;
  *   gateway_time_to_first_token_seconds{endpoint,model}         histogram, streams that sent a body byte
  *   gateway_upstream_latency_seconds{provider}                  histogram, upstream request → response head
  *   gateway_upstream_errors_total{provider}                     counter, outcome upstream_error
+ *   gateway_upstream_protocol_errors_total{provider,reason}     counter, an upstream answer broke a rule or limit
+ *   gateway_memory_refusals_total{provider,reason}              counter, an exchange ended for want of memory
  *   gateway_tokens_total{direction,model,key}                   counter, direction input|output
  *   gateway_limit_refusals_total{key,model,limit}               counter
  *   gateway_inflight_exchanges                                  gauge, started − ended
@@ -93,6 +95,8 @@ public final class GatewayMetrics implements ExchangeObserver {
     private final Histogram upstreamLatency;
     private final Counter upstreamErrors;
     private final Counter retriedFailures;
+    private final Counter protocolErrors;
+    private final Counter memoryRefusals;
     private final Counter tokens;
     private final Counter refusals;
     private final LongAdder inflight = new LongAdder();
@@ -154,7 +158,22 @@ public final class GatewayMetrics implements ExchangeObserver {
                 .name("gateway_upstream_retried_failures_total")
                 .help("Upstream attempts that failed before their answer began and were retried or fell back "
                         + "(the callers did not see them), by provider and reason: connect, connect_timeout, lost, "
-                        + "first_byte_timeout or the upstream's status.")
+                        + "first_byte_timeout, protocol_error or the upstream's status.")
+                .labelNames("provider", "reason")
+                .withoutExemplars()
+                .register(registry);
+        protocolErrors = Counter.builder()
+                .name("gateway_upstream_protocol_errors_total")
+                .help("Upstream answers the gateway cut off because they broke the protocol or a limit, by provider "
+                        + "and reason: sse_event_too_large, error_body_too_large, answer_too_large, malformed_head, "
+                        + "malformed_body or switching_protocols.")
+                .labelNames("provider", "reason")
+                .withoutExemplars()
+                .register(registry);
+        memoryRefusals = Counter.builder()
+                .name("gateway_memory_refusals_total")
+                .help("Exchanges ended for want of memory, by provider and reason: allocation_failed (a buffer could "
+                        + "not be allocated) or collected_budget (upstream_limits.collected_budget_bytes was used up).")
                 .labelNames("provider", "reason")
                 .withoutExemplars()
                 .register(registry);
@@ -254,6 +273,15 @@ public final class GatewayMetrics implements ExchangeObserver {
         java.util.List<String[]> failed = record.retriedFailures();
         for (int i = 0; i < failed.size(); i++) {
             retriedFailures.labelValues(failed.get(i)[0], failed.get(i)[1]).inc();
+        }
+        // Rarer still: an upstream that broke a rule, or memory that ran short.
+        java.util.List<String[]> broken = record.protocolErrors();
+        for (int i = 0; i < broken.size(); i++) {
+            protocolErrors.labelValues(broken.get(i)[0], broken.get(i)[1]).inc();
+        }
+        java.util.List<String[]> refused = record.memoryRefusals();
+        for (int i = 0; i < refused.size(); i++) {
+            memoryRefusals.labelValues(refused.get(i)[0], refused.get(i)[1]).inc();
         }
         String limit = record.limit();
         if (limit != null) {

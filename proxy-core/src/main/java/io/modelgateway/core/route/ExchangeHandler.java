@@ -228,8 +228,8 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         }
         if (provider.type().style() != endpoint.style()) {
             TranslatedRequest translated = Translations.request(ctx.alloc(), request, model, deployment);
-            return new ProxyExchange(ctx, request, provider, gateway.pools(), translated.body(),
-                    translated.response(), false, hook, onDone);
+            return new ProxyExchange(ctx, request, provider, gateway.pools(), gateway.config().upstreamLimits(),
+                    gateway.collectedBudget(), translated.body(), translated.response(), false, hook, onDone);
         }
         ResponseTranslator translator = null;
         List<BodySplicer.Edit> edits = new ArrayList<>(3);
@@ -254,8 +254,8 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         ByteBuf body = edits.isEmpty()
                 ? request.body().retainedDuplicate()
                 : BodySplicer.splice(ctx.alloc(), request.body(), edits.toArray(BodySplicer.Edit[]::new));
-        return new ProxyExchange(ctx, request, provider, gateway.pools(), body, translator, includeUsage != null,
-                hook, onDone);
+        return new ProxyExchange(ctx, request, provider, gateway.pools(), gateway.config().upstreamLimits(),
+                gateway.collectedBudget(), body, translator, includeUsage != null, hook, onDone);
     }
 
     /**
@@ -341,7 +341,13 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        // I/O errors on the client connection (reset by peer and the like): close; channelInactive cleans up.
+        // I/O errors on the client connection (reset by peer and the like), and writes of an answer that failed
+        // (exchanges write with the void promise): the exchange hears of it first, then the connection is closed;
+        // channelInactive cleans up.
+        Exchange a = active;
+        if (a != null) {
+            a.clientFailed(cause);
+        }
         ctx.close();
     }
 

@@ -29,8 +29,8 @@ import java.util.random.RandomGenerator;
  *
  * <p>The plan, per failure:
  * <ul>
- *   <li>Retried: connect failure or timeout, the connection lost before the answer, 408, 429, 500, 502, 503, 504
- *       and 529. Any other status is the request's own fault (or, for 401/403, our credentials) and is answered
+ *   <li>Retried: connect failure or timeout, the connection lost before the answer, an answer that broke HTTP
+ *       before anything reached the caller (a malformed head, a 101), 408, 429, 500, 502, 503, 504 and 529. Any other status is the request's own fault (or, for 401/403, our credentials) and is answered
  *       as it is: trying elsewhere would not change a 400.</li>
  *   <li>Each model gets {@code retries.max + 1} attempts, then the requested model's {@code fallbacks} in
  *       order, each with its own budget; the fallbacks' fallbacks are not followed, so the total is bounded by
@@ -190,6 +190,7 @@ final class RetryingExchange implements Exchange, AttemptHook {
             case CONNECT_TIMEOUT -> "connect_timeout";
             case LOST -> "lost";
             case FIRST_BYTE_TIMEOUT -> "first_byte_timeout";
+            case PROTOCOL -> "protocol_error";
             case STATUS -> Integer.toString(f.status());
         };
     }
@@ -307,6 +308,13 @@ final class RetryingExchange implements Exchange, AttemptHook {
     public void clientWritabilityChanged(boolean writable) {
         if (attempt != null && started) {
             attempt.clientWritabilityChanged(writable);
+        }
+    }
+
+    @Override
+    public void clientFailed(Throwable cause) {
+        if (attempt != null && started) {
+            attempt.clientFailed(cause);
         }
     }
 

@@ -9,6 +9,7 @@ import io.modelgateway.core.observe.ExchangeRecord;
 import io.modelgateway.core.observe.Outcome;
 import io.modelgateway.core.route.Routing;
 import io.modelgateway.core.simulator.SimulatorEngine;
+import io.modelgateway.core.upstream.CollectedBudget;
 import io.modelgateway.core.upstream.UpstreamPools;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,6 +37,8 @@ public final class GatewayContext {
     private final ExchangeObserver observer;
     /** Deployment health (cool-down, in-flight counts) and the routes of the current config; outlives reloads. */
     private final Routing routing = new Routing();
+    /** Bytes of upstream answers collected whole, across all exchanges (upstream_limits.collected_budget_bytes). */
+    private final CollectedBudget collectedBudget = new CollectedBudget();
     private volatile boolean ready = true;
 
     public GatewayContext(GatewayConfig config, UpstreamPools pools) {
@@ -56,6 +59,11 @@ public final class GatewayContext {
 
     public Routing routing() {
         return routing;
+    }
+
+    /** What all exchanges hold of collected upstream answers; outlives reloads. */
+    public CollectedBudget collectedBudget() {
+        return collectedBudget;
     }
 
     public ExchangeObserver observer() {

@@ -12,4 +12,12 @@ public interface Exchange {
 
     /** The client went away: stop at once, free the upstream side without returning it to a pool. */
     void cancel();
+
+    /**
+     * The client connection reported a failure ({@code cause}: a write of the answer that failed, a reset); the
+     * handler closes the connection right after, which cancels whatever is still running. An exchange that can say
+     * more precisely why it ends (a buffer that could not be allocated) ends itself here first.
+     */
+    default void clientFailed(Throwable cause) {
+    }
 }

@@ -6,6 +6,7 @@ import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.config.UpstreamLimitsConfig;
 import io.modelgateway.core.server.GatewayRequest;
 import io.modelgateway.core.server.HttpResponses;
 import io.modelgateway.core.server.PipelineNames;
@@ -64,7 +65,9 @@ import io.netty.util.concurrent.ScheduledFuture;
  *
  * <p>Ownership: the exchange owns {@link #upstreamBody} until it finishes; every upstream message handed to
  * {@link #onUpstreamMessage} is written to the client or released there; pieces of a 2xx body held back
- * ({@link #held}) are retained and owned by the exchange until written or released.
+ * ({@link #held}) are retained and owned by the exchange until written or released; a body collected whole
+ * ({@link #collected}) is a copy the exchange owns, its bytes reserved from the process's {@link CollectedBudget}
+ * and given back when the exchange ends, however it ends.
  *
  * <p>Garbage (API-CONTRACT 7.3): a relayed 2xx body is held, head included, until it is complete or passes
  * {@link #HOLD_LIMIT}; a complete body that is not structurally well-formed JSON ({@link BodyUsageScanner#wellFormed})
@@ -72,6 +75,29 @@ import io.netty.util.concurrent.ScheduledFuture;
  * at its end, its last piece is not sent and the client connection is closed, so the caller never sees a clean 2xx
  * with garbage. A stream event whose data is not JSON ({@link SseDataCheck}) ends the caller's stream with the
  * style's error event (or a 502 when nothing was sent yet, GD-24).
+ *
+ * <p>A hostile upstream: no provider secret reaches a caller, and every size it decides has a limit
+ * ({@link UpstreamLimitsConfig}):
+ * <ul>
+ *   <li>An error answer (any final status outside 2xx) is collected whole, up to {@code max_error_body_bytes},
+ *       then the provider's own secrets and anything shaped like a credential are removed from it
+ *       ({@link UpstreamTarget#redactor}) and it goes out with its Content-Length: as it is to a caller of the
+ *       same style, re-expressed ({@link ErrorTranslator}) to the other. A larger one is not relayed: the caller
+ *       gets the gateway's own error for that status ({@link ErrorTranslator#kindForStatus}) and the upstream
+ *       connection is closed.</li>
+ *   <li>A stream event longer than {@code max_sse_event_bytes} ends the stream like a malformed event.</li>
+ *   <li>A 2xx answer translated as a whole is collected up to {@code max_collected_bytes} (else 502), and within
+ *       the process-wide {@code collected_budget_bytes} (else 503/529 with Retry-After).</li>
+ *   <li>Interim answers (1xx but 101) are skipped; a 101, a head or body the HTTP decoder refused, or a head with
+ *       both Content-Length and Transfer-Encoding is a protocol failure: the connection is closed, the attempt
+ *       offered for a retry while nothing was sent, else a 502 or the style's error event.</li>
+ *   <li>A buffer that cannot be allocated while reading the upstream or writing to the client ends the exchange
+ *       with an honest error (503/529 before the answer, the style's error event or a close after it), logged
+ *       once.</li>
+ * </ul>
+ * Each of these is logged in one line and counted ({@code gateway_upstream_protocol_errors_total},
+ * {@code gateway_memory_refusals_total}). Writes to the client go with the channel's void promise: a write that
+ * fails comes back through the pipeline's {@code exceptionCaught} ({@link #clientFailed}), at no cost per write.
  *
  * <p>One exchange is one attempt at one upstream. A failure before anything was written to the client (connect
  * failure or timeout, the connection lost, an error status) is first offered to the {@link AttemptHook}; when the
@@ -87,11 +113,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private static final AsciiString USER_AGENT = AsciiString.cached("model-gateway/0.1");
 
     /**
-     * WAITING for the head; RELAY the upstream's body as it is; STREAM its events (spliced, or translated);
-     * COLLECT a body to translate as a whole (a translated answer, or a cross-style error); DISCARD a body
-     * the caller must not see (our provider credentials refused).
+     * WAITING for the head; RELAY the upstream's 2xx body as it is; STREAM its events (spliced, or translated);
+     * COLLECT a 2xx body to translate as a whole; ERROR: collect an error body, to redact and answer at its end;
+     * DISCARD a body the caller must not see (our provider credentials refused).
      */
-    private enum Mode { WAITING, RELAY, STREAM, COLLECT, DISCARD }
+    private enum Mode { WAITING, RELAY, STREAM, COLLECT, ERROR, DISCARD }
 
     /**
      * Largest 2xx body held back until it is complete, to check it is JSON before the caller sees the head. Chat
@@ -99,13 +125,15 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
      */
     static final int HOLD_LIMIT = 64 * 1024;
 
-    /** Largest upstream body collected for translation (answers and errors; embeddings may be large). */
-    private static final int MAX_COLLECTED_BYTES = 64 * 1024 * 1024;
+    /** First capacity of a collected body when the upstream did not say its length. */
+    private static final int COLLECT_INITIAL = 4096;
 
     private final ChannelHandlerContext ctx;
     private final GatewayRequest request;
     private final ProviderConfig provider;
     private final UpstreamPools pools;
+    private final UpstreamLimitsConfig limits;
+    private final CollectedBudget budget;
     private final Consumer<Outcome> onDone;
     private final AttemptHook hook;
     /** Null for a same-style pass-through; else translates the answer into the caller's style. */
@@ -116,7 +144,12 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private StreamUsageTracker streamUsage;
     private BodyUsageScanner bodyUsage;
     private StreamTranslator streamTranslator;
-    private CompositeByteBuf collected;
+    /** A body collected whole (COLLECT, ERROR): a copy, {@link #reserved} bytes of it from the budget; null when none. */
+    private ByteBuf collected;
+    /** Bytes reserved from {@link #budget}, given back when the exchange ends. */
+    private long reserved;
+    /** The upstream's Content-Length of a body to collect (to size the buffer once); -1 when unknown. */
+    private long collectLength;
     private ByteBuf upstreamBody;
     /** The head of a 2xx relayed body, not yet sent (the body is held until complete or large); null once sent. */
     private HttpResponse heldHead;
@@ -128,8 +161,14 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private SseEventScanner scanner;
     private Mode mode = Mode.WAITING;
     private HttpResponseStatus upstreamStatus;
-    /** The upstream's Retry-After (seconds), kept for errors re-expressed in the caller's style; null if none. */
+    /**
+     * The upstream's Retry-After (seconds or a date) and retry-after-ms of an error answer, kept for the caller's
+     * error; null if none (or if one held a secret).
+     */
     private String upstreamRetryAfter;
+    private String upstreamRetryAfterMs;
+    /** The Content-Type of an error answer; null if none (or if it held a secret). */
+    private String errorContentType;
     private boolean headSent;
     private boolean upstreamKeepAlive;
     private boolean retried;
@@ -153,6 +192,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
      * connection can be pooled again (auto-read on, nobody else listening), or drops it if the upstream closes.
      */
     private boolean draining;
+    /**
+     * Bytes of an error body read and dropped so far (that one, or a refused credential's in DISCARD): past
+     * {@code max_error_body_bytes} the connection is closed instead of read to the end.
+     */
+    private long drainedBytes;
 
     /**
      * @param upstreamBody the body to send (the exchange takes ownership)
@@ -162,20 +206,28 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
      *                     request's record then holds the tokens used
      */
     public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
-            UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, boolean withholdUsageChunk,
-            Consumer<Outcome> onDone) {
-        this(ctx, request, provider, pools, upstreamBody, translator, withholdUsageChunk, AttemptHook.NONE, onDone);
+            UpstreamPools pools, UpstreamLimitsConfig limits, CollectedBudget budget, ByteBuf upstreamBody,
+            ResponseTranslator translator, boolean withholdUsageChunk, Consumer<Outcome> onDone) {
+        this(ctx, request, provider, pools, limits, budget, upstreamBody, translator, withholdUsageChunk,
+                AttemptHook.NONE, onDone);
     }
 
-    /** As above, offering failures before the answer began to {@code hook} first. */
+    /**
+     * As above, offering failures before the answer began to {@code hook} first.
+     *
+     * @param limits what an upstream answer may make the exchange hold (the current config's)
+     * @param budget the process-wide budget for bodies collected whole
+     */
     public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
-            UpstreamPools pools, ByteBuf upstreamBody, ResponseTranslator translator, boolean withholdUsageChunk,
-            AttemptHook hook, Consumer<Outcome> onDone) {
+            UpstreamPools pools, UpstreamLimitsConfig limits, CollectedBudget budget, ByteBuf upstreamBody,
+            ResponseTranslator translator, boolean withholdUsageChunk, AttemptHook hook, Consumer<Outcome> onDone) {
         this.hook = hook;
         this.ctx = ctx;
         this.request = request;
         this.provider = provider;
         this.pools = pools;
+        this.limits = limits;
+        this.budget = budget;
         this.upstreamBody = upstreamBody;
         this.translator = translator;
         this.withholdUsageChunk = withholdUsageChunk;
@@ -287,60 +339,94 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     @Override
     public void onUpstreamMessage(HttpObject msg) {
         try {
+            if (msg.decoderResult().isFailure()) {
+                // The decoder refused the head or the body framing (and skips the rest): the connection is unusable.
+                if (!done) {
+                    protocolFailure(msg instanceof HttpResponse ? "malformed_head" : "malformed_body",
+                            "sent a malformed response " + (msg instanceof HttpResponse ? "head" : "body") + " ("
+                                    + msg.decoderResult().cause() + ")",
+                            UpstreamFailures.MALFORMED_RESPONSE);
+                } else if (draining) {
+                    drainFailed();
+                }
+                return;
+            }
             if (!done && msg instanceof HttpResponse response) {
                 onHead(response);
             }
             if (msg instanceof HttpContent content) {
                 if (!done) {
                     onContent(content);
-                } else if (draining && content instanceof LastHttpContent) {
-                    drained();
+                } else if (draining) {
+                    drain(content);
                 }
             }
+        } catch (OutOfMemoryError e) {
+            allocationFailed(e); // a buffer for this answer could not be had: end it honestly
         } finally {
             ReferenceCountUtil.release(msg);
         }
     }
 
     private void onHead(HttpResponse response) {
+        int code = response.status().code();
+        if (code < 200) {
+            if (code < 100) {
+                protocolFailure("malformed_head", "answered with status " + code, UpstreamFailures.MALFORMED_RESPONSE);
+            } else if (code == 101) {
+                protocolFailure("switching_protocols", "answered 101 Switching Protocols",
+                        UpstreamFailures.SWITCHED_PROTOCOLS);
+            }
+            // 100 Continue, 103 Early Hints, …: interim answers, never the answer. The decoder follows each with an
+            // empty last content, which WAITING drops; the final head comes next, within first_byte_ms still.
+            return;
+        }
+        HttpHeaders headers = response.headers();
+        if (headers.contains(HttpHeaderNames.CONTENT_LENGTH) && headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            // Two framings at once (the decoder refuses this too when configured strictly, as UpstreamPools does).
+            protocolFailure("malformed_head", "sent both Content-Length and Transfer-Encoding",
+                    UpstreamFailures.MALFORMED_RESPONSE);
+            return;
+        }
         upstreamStatus = response.status();
         lastUpstreamNanos = System.nanoTime();
         request.record().upstreamHead(System.nanoTime());
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
-        upstreamRetryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
-        int code = upstreamStatus.code();
-        if (code == 100) {
+        if (code >= 400 && offerAtHead(code, headers)) {
             return;
         }
-        if (code >= 400 && offerAtHead(code, response.headers())) {
-            return;
-        }
-        String contentType = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
+        String contentType = headers.get(HttpHeaderNames.CONTENT_TYPE);
         if (code == 401 || code == 403) {
             // Our provider credentials were refused: the caller's key is fine, so never a 401 to them (8.10).
             LOG.warning("upstream " + provider.name() + " refused the provider credentials with " + code);
             mode = Mode.DISCARD;
             return;
         }
-        boolean ok = code >= 200 && code < 300;
-        if (ok) {
-            hook.onAnswerStarted();
+        boolean ok = code < 300;
+        if (!ok) {
+            // An error answer: collected whole, then redacted and answered (answerError). Its headers are kept only
+            // when they hold no secret.
+            mode = Mode.ERROR;
+            upstreamRetryAfter = withoutSecret(headers.get(HttpHeaderNames.RETRY_AFTER));
+            upstreamRetryAfterMs = withoutSecret(headers.get(HttpResponses.RETRY_AFTER_MS));
+            errorContentType = withoutSecret(contentType);
+            collectLength = HttpUtil.getContentLength(response, -1L);
+            return;
         }
-        if (ok && contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
+        hook.onAnswerStarted();
+        if (contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
-            scanner = new SseEventScanner(ctx.alloc());
+            scanner = new SseEventScanner(ctx.alloc(), limits.maxSseEventBytes());
             streamUsage = new StreamUsageTracker();
             if (translator != null) {
                 streamTranslator = translator.newStream(ctx.alloc());
             }
             return; // the head goes out with the first event (GD-24)
         }
-        if (ok) {
-            bodyUsage = new BodyUsageScanner();
-        }
-        if ((ok && translator != null) || (!ok && crossStyle())) {
+        bodyUsage = new BodyUsageScanner();
+        if (translator != null) {
             mode = Mode.COLLECT; // answered once the whole body is in
-            collected = ctx.alloc().compositeBuffer(64);
+            collectLength = HttpUtil.getContentLength(response, -1L);
             return;
         }
         mode = Mode.RELAY;
@@ -350,21 +436,18 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
         }
         if (HttpUtil.isContentLengthSet(response)) {
-            h.set(HttpHeaderNames.CONTENT_LENGTH, response.headers().get(HttpHeaderNames.CONTENT_LENGTH));
+            h.set(HttpHeaderNames.CONTENT_LENGTH, headers.get(HttpHeaderNames.CONTENT_LENGTH));
         } else {
             HttpUtil.setTransferEncodingChunked(head, true);
         }
-        copy(response.headers(), h, HttpHeaderNames.RETRY_AFTER);
-        copy(response.headers(), h, HttpResponses.RETRY_AFTER_MS);
-        HttpResponses.ensureRetryHeaders(h, code);
         request.decorate(h);
         HttpUtil.setKeepAlive(head, request.keepAlive());
-        if (ok && code != 204) {
+        if (code != 204) {
             heldHead = head; // sent with the body once it is known to be JSON, or once it is large
             return;
         }
         headSent = true;
-        ctx.write(head);
+        write(head);
     }
 
     private void onContent(HttpContent content) {
@@ -373,29 +456,32 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         switch (mode) {
             case RELAY -> {
                 ByteBuf c = content.content();
-                if (bodyUsage != null) {
-                    bodyUsage.feed(c);
-                }
+                bodyUsage.feed(c);
                 if (heldHead != null) {
                     hold(c, last);
                 } else if (last) {
-                    if (bodyUsage != null && !bodyUsage.wellFormed()) {
+                    if (!bodyUsage.wellFormed()) {
                         // Too late for a 502: withhold the end, so the caller sees a response cut short.
                         LOG.warning("upstream " + provider.name() + " sent a malformed answer (past the hold limit)");
                         ctx.close();
                         finish(false, Outcome.UPSTREAM_ERROR);
                         return;
                     }
-                    ctx.writeAndFlush(new DefaultLastHttpContent(c.retain()));
+                    writeAndFlush(new DefaultLastHttpContent(c.retain()));
                     finish(true, statusOutcome());
                 } else if (c.isReadable()) {
-                    ctx.write(new DefaultHttpContent(c.retain()));
+                    write(new DefaultHttpContent(c.retain()));
                 }
             }
             case STREAM -> {
-                scanner.feed(content.content(), streamTranslator == null ? this::passEvent : this::translateEvent);
+                boolean fits = scanner.feed(content.content(),
+                        streamTranslator == null ? this::passEvent : this::translateEvent);
                 if (done) {
                     scanner.release(); // an event ended the exchange (malformed); drop what the feed kept after it
+                    return;
+                }
+                if (!fits) {
+                    eventTooLarge();
                     return;
                 }
                 if (last) {
@@ -416,38 +502,96 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                     if (!headSent) {
                         sendStreamHead(); // an empty stream still gets a well-formed response
                     }
-                    ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+                    writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
                     // A translated stream that ended unfinished (no finish reason) closed with an error event.
                     finish(true, streamTranslator != null && streamTranslator.failed() ? Outcome.UPSTREAM_ERROR : Outcome.DONE);
                 }
             }
             case COLLECT -> {
                 ByteBuf c = content.content();
-                if (bodyUsage != null) {
-                    bodyUsage.feed(c);
-                }
-                if (c.isReadable()) {
-                    if (collected.readableBytes() + c.readableBytes() > MAX_COLLECTED_BYTES) {
-                        failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR,
-                                "The upstream provider's answer is too large to translate.", null, null));
-                        return;
-                    }
-                    collected.addComponent(true, c.retain());
-                }
-                if (last) {
+                bodyUsage.feed(c);
+                if (collect(c, limits.maxCollectedBytes()) && last) {
                     answerCollected();
                 }
             }
+            case ERROR -> {
+                if (collect(content.content(), limits.maxErrorBodyBytes()) && last) {
+                    answerError();
+                }
+            }
             case DISCARD -> {
-                if (last) {
+                // Read to its end to keep the connection, but no further than an error body may go.
+                drainedBytes += content.content().readableBytes();
+                boolean tooLong = !last && drainedBytes > limits.maxErrorBodyBytes();
+                if (tooLong) {
+                    upstreamKeepAlive = false;
+                }
+                if (last || tooLong) {
                     failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR,
                             "The upstream provider refused the gateway's credentials.", null, null));
                 }
             }
             case WAITING -> {
-                // content before a head cannot happen with HttpClientCodec; drop it
+                // only the empty last content the decoder adds after an interim (1xx) head: nothing to do
             }
         }
+    }
+
+    /**
+     * Adds a piece of a body collected whole (COLLECT, ERROR) to {@link #collected}, a copy: reserved from the
+     * process's budget first, within {@code cap} for this exchange. Past either, the exchange is answered here and
+     * false returned.
+     */
+    private boolean collect(ByteBuf piece, int cap) {
+        int n = piece.readableBytes();
+        if (n == 0) {
+            return true;
+        }
+        long have = collected == null ? 0 : collected.readableBytes();
+        if (have + n > cap) {
+            collectedTooLarge(cap);
+            return false;
+        }
+        if (!budget.tryReserve(n, limits.collectedBudgetBytes())) {
+            budgetExhausted();
+            return false;
+        }
+        reserved += n;
+        if (collected == null) {
+            // One buffer of the announced length when there is one (within the cap), else one that grows by doubling.
+            int initial = collectLength >= n && collectLength <= cap ? (int) collectLength : Math.max(n, COLLECT_INITIAL);
+            collected = ctx.alloc().buffer(Math.min(initial, cap));
+        }
+        collected.writeBytes(piece, piece.readerIndex(), n);
+        return true;
+    }
+
+    /** A body to collect passed this exchange's cap: not read further, the connection closed. */
+    private void collectedTooLarge(int cap) {
+        upstreamKeepAlive = false;
+        if (mode == Mode.ERROR) {
+            int code = upstreamStatus.code();
+            protocolError("error_body_too_large", "sent an error body (" + code + ") larger than max_error_body_bytes ("
+                    + cap + ")");
+            // The caller learns what the status said, in its own style, not what the body said.
+            failBeforeHead(new GatewayError(ErrorTranslator.kindForStatus(code), "The upstream provider's error "
+                    + "response (HTTP " + code + ") was larger than " + cap + " bytes and was not relayed.", null, null),
+                    upstreamRetryAfter);
+        } else {
+            protocolError("answer_too_large", "sent an answer to translate larger than max_collected_bytes (" + cap + ")");
+            failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR, "The upstream provider's answer is larger than "
+                    + cap + " bytes, too large to translate.", null, null));
+        }
+    }
+
+    /** The process holds {@code collected_budget_bytes} of collected bodies already: refused as overloaded. */
+    private void budgetExhausted() {
+        upstreamKeepAlive = false;
+        request.record().memoryRefusal(provider.name(), "collected_budget");
+        LOG.warning("request " + request.requestId() + ": the answer of upstream " + provider.name() + " was refused: "
+                + "collected answers already hold upstream_limits.collected_budget_bytes (" + limits.collectedBudgetBytes()
+                + ")");
+        failBeforeHead(UpstreamFailures.COLLECTED_BUDGET_EXHAUSTED); // 503 / 529 with Retry-After
     }
 
     /**
@@ -487,11 +631,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         heldHead = null;
         held = null;
         headSent = true;
-        ctx.write(head);
+        write(head);
         if (complete) {
-            ctx.writeAndFlush(new DefaultLastHttpContent(body));
+            writeAndFlush(new DefaultLastHttpContent(body));
         } else {
-            ctx.write(new DefaultHttpContent(body));
+            write(new DefaultHttpContent(body));
         }
     }
 
@@ -505,6 +649,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             event.release();
             malformedEvent();
             return;
+        }
+        if (SseDataCheck.looksLikeError(event)) {
+            event = withoutSecrets(event);
         }
         if (streamUsage.onEvent(event) && withholdUsageChunk) {
             event.release(); // counted above; the caller did not ask for it (GD-21)
@@ -530,6 +677,23 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     }
 
     /**
+     * An event grew past {@code max_sse_event_bytes}: the scanner dropped it and takes nothing more. Ended like a
+     * malformed event (a 502 before anything was sent, else the style's error event), the upstream closed.
+     */
+    private void eventTooLarge() {
+        int max = scanner.maxEventBytes();
+        upstreamKeepAlive = false;
+        protocolError("sse_event_too_large", "sent a stream event larger than max_sse_event_bytes (" + max + ")");
+        GatewayError error = new GatewayError(ErrorKind.UPSTREAM_ERROR,
+                "The upstream provider sent a stream event larger than " + max + " bytes.", null, null);
+        if (!headSent) {
+            failBeforeHead(error);
+        } else {
+            endStreamWithError(error);
+        }
+    }
+
+    /**
      * Ends a stream whose head was sent with {@code error} as the style's error event (GD-10) and no terminator
      * ({@code [DONE]} / {@code message_stop}); the HTTP response itself ends properly, so the client reads a
      * stream that carries the error and its connection stays usable. The upstream is closed.
@@ -538,14 +702,31 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (streamTranslator != null) {
             streamTranslator.onFailure(error, this::writeEvent);
         } else {
-            ctx.write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(), error)));
+            write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(), error)));
         }
-        ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
         finish(false, Outcome.UPSTREAM_ERROR);
+    }
+
+    /**
+     * An error event the upstream sent mid-stream, with the provider's secrets and key shapes removed (it may echo
+     * the request's credential like an error body): the same event when it holds none, else a redacted copy (the
+     * original released). Only error events come here: one prefix comparison per event decides.
+     */
+    private ByteBuf withoutSecrets(ByteBuf event) {
+        ByteBuf clean = target.redactor.redactSseEvent(ctx.alloc(), event);
+        if (clean == null) {
+            return event;
+        }
+        event.release();
+        return clean;
     }
 
     /** Drops half an event the scanner still holds: never hand a client a torn frame. */
     private void dropPartialEvent() {
+        if (scanner == null) {
+            return;
+        }
         ByteBuf rest = scanner.drainRemainder();
         if (rest != null) {
             rest.release();
@@ -563,6 +744,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             malformedEvent();
             return;
         }
+        if (SseDataCheck.looksLikeError(event)) {
+            event = withoutSecrets(event);
+        }
         streamUsage.onEvent(event);
         try {
             streamTranslator.onEvent(event, this::writeEvent);
@@ -572,41 +756,85 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (streamTranslator.failed()) {
             // The translator ended the caller's stream with an error event (a bad event inside, an error the
             // upstream sent): nothing after it is relayed; the upstream is closed and the answer is a failure.
-            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
             finish(false, Outcome.UPSTREAM_ERROR);
         }
     }
 
-    /** A complete collected body: a translated answer, or an upstream error re-expressed in the caller's style. */
+    /** A complete collected 2xx body: the translated answer. */
     private void answerCollected() {
-        ByteBuf body = collected;
+        ByteBuf body = collected != null ? collected : Unpooled.EMPTY_BUFFER;
         collected = null;
         try {
-            int code = upstreamStatus.code();
-            if (code >= 200 && code < 300) {
-                ByteBuf out;
-                try {
-                    out = translator.translate(ctx.alloc(), body);
-                } catch (TranslationException e) {
-                    failBeforeHead(e.error());
-                    return;
-                }
-                FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, out);
-                response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
-                response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
-                request.decorate(response.headers());
-                HttpUtil.setKeepAlive(response, request.keepAlive());
-                headSent = true;
-                ctx.writeAndFlush(response);
-                finish(true, Outcome.DONE);
-            } else {
-                GatewayError error = ErrorTranslator.fromUpstream(provider.type().style(), code, body, request.style());
-                HttpResponses.sendError(ctx, request, error, upstreamRetryAfter);
-                finish(true, statusOutcome());
+            ByteBuf out;
+            try {
+                out = translator.translate(ctx.alloc(), body);
+            } catch (TranslationException e) {
+                failBeforeHead(e.error());
+                return;
             }
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, out);
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
+            request.decorate(response.headers());
+            HttpUtil.setKeepAlive(response, request.keepAlive());
+            headSent = true;
+            writeAndFlush(response);
+            finish(true, Outcome.DONE);
         } finally {
             body.release();
         }
+    }
+
+    /**
+     * A complete error body (any final status outside 2xx): the provider's secrets removed, then relayed with its
+     * status and a correct Content-Length to a caller of the upstream's style, or re-expressed in the caller's style.
+     */
+    private void answerError() {
+        ByteBuf body = collected != null ? collected : Unpooled.EMPTY_BUFFER;
+        collected = null;
+        ByteBuf clean = target.redactor.redactBody(ctx.alloc(), body);
+        if (clean != null) {
+            body.release();
+            body = clean;
+        }
+        int code = upstreamStatus.code();
+        if (crossStyle()) {
+            try {
+                GatewayError error = ErrorTranslator.fromUpstream(provider.type().style(), code, body, request.style());
+                HttpResponses.sendError(ctx, request, error, upstreamRetryAfter);
+            } finally {
+                body.release();
+            }
+        } else {
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, upstreamStatus, body,
+                    UpstreamTarget.TRUSTED_HEADERS, UpstreamTarget.TRUSTED_HEADERS);
+            HttpHeaders h = response.headers();
+            if (errorContentType != null) {
+                h.set(HttpHeaderNames.CONTENT_TYPE, errorContentType);
+            }
+            h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+            if (upstreamRetryAfter != null) {
+                h.set(HttpHeaderNames.RETRY_AFTER, upstreamRetryAfter);
+            }
+            if (upstreamRetryAfterMs != null) {
+                h.set(HttpResponses.RETRY_AFTER_MS, upstreamRetryAfterMs);
+            }
+            HttpResponses.ensureRetryHeaders(h, code);
+            request.decorate(h);
+            HttpUtil.setKeepAlive(response, request.keepAlive());
+            headSent = true;
+            writeAndFlush(response);
+        }
+        finish(true, statusOutcome());
+    }
+
+    /** A header value of an error answer, or null when it holds a secret (or is absurdly long). */
+    private String withoutSecret(String value) {
+        if (value == null || value.length() > 256 || target.redactor.containsSecret(value)) {
+            return null;
+        }
+        return value;
     }
 
     /**
@@ -618,7 +846,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         if (!headSent) {
             sendStreamHead();
         }
-        ctx.write(new DefaultHttpContent(event));
+        write(new DefaultHttpContent(event));
     }
 
     private void sendStreamHead() {
@@ -631,7 +859,20 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         request.decorate(h);
         HttpUtil.setKeepAlive(head, request.keepAlive());
         headSent = true;
-        ctx.write(head);
+        write(head);
+    }
+
+    /**
+     * Writes to the client with the channel's void promise: no promise object per write, and a write that fails
+     * (a buffer the encoder could not allocate, a connection gone) is fired into the client pipeline's
+     * {@code exceptionCaught}, which hands it back here ({@link #clientFailed}).
+     */
+    private void write(Object msg) {
+        ctx.write(msg, ctx.voidPromise());
+    }
+
+    private void writeAndFlush(Object msg) {
+        ctx.writeAndFlush(msg, ctx.voidPromise());
     }
 
     @Override
@@ -648,6 +889,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
                 draining = false; // the error body of a taken-over attempt was cut: the connection is gone
                 upstream = null;
             }
+            return;
+        }
+        if (isAllocationFailure(cause)) {
+            upstream = null; // the transport closes a connection whose read buffer could not be allocated
+            allocationFailed(cause);
             return;
         }
         if (cause != null) {
@@ -775,6 +1021,29 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
     }
 
+    /**
+     * A piece of the dropped error body of a taken-over attempt: at its end the connection may serve another request;
+     * a body longer than an error body may be is not worth reading to its end, the connection is closed instead.
+     */
+    private void drain(HttpContent content) {
+        drainedBytes += content.content().readableBytes();
+        if (content instanceof LastHttpContent) {
+            drained();
+        } else if (drainedBytes > limits.maxErrorBodyBytes()) {
+            drainFailed();
+        }
+    }
+
+    /** The dropped error body of a taken-over attempt cannot be read to a clean end: close its connection. */
+    private void drainFailed() {
+        draining = false;
+        Channel u = upstream;
+        upstream = null;
+        if (u != null) {
+            detachAndClose(u);
+        }
+    }
+
     /** The dropped error body of a taken-over attempt is complete: the connection may serve another request. */
     private void drained() {
         draining = false;
@@ -790,11 +1059,108 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     }
 
     private void failBeforeHead(GatewayError error) {
+        failBeforeHead(error, null);
+    }
+
+    /** As above, passing on an upstream's Retry-After (null for none). */
+    private void failBeforeHead(GatewayError error, String retryAfter) {
         if (done) {
             return;
         }
-        HttpResponses.sendError(ctx, request, error, null);
+        HttpResponses.sendError(ctx, request, error, retryAfter);
         finish(mode == Mode.DISCARD, Outcome.UPSTREAM_ERROR);
+    }
+
+    // ------------------------------------------------------------------ a hostile upstream, memory
+
+    /**
+     * The upstream broke HTTP: the decoder refused its head or body framing, it switched protocols, or its head framed
+     * the body twice. The connection is never reused. Before anything reached the caller the attempt is offered to
+     * the hook like a lost connection (another deployment may do better), else answered with {@code error} (502);
+     * mid-stream the style's error event ends the stream; a relayed body is cut by closing the client connection.
+     */
+    private void protocolFailure(String reason, String what, GatewayError error) {
+        upstreamKeepAlive = false;
+        protocolError(reason, what);
+        if (!headSent) {
+            if (offer(UpstreamFailure.PROTOCOL_ERROR)) {
+                return;
+            }
+            failBeforeHead(error);
+        } else if (mode == Mode.STREAM) {
+            dropPartialEvent();
+            endStreamWithError(error);
+        } else {
+            ctx.close(); // a relayed body gone bad half way: closing is the only honest signal left
+            finish(false, Outcome.UPSTREAM_ERROR);
+        }
+    }
+
+    /** Counts a broken rule of the upstream's ({@code gateway_upstream_protocol_errors_total}) and logs it once. */
+    private void protocolError(String reason, String what) {
+        request.record().protocolError(provider.name(), reason);
+        LOG.warning("upstream " + provider.name() + " " + what + "; request " + request.requestId() + " ended");
+    }
+
+    /**
+     * A buffer could not be allocated for this exchange (reading its upstream, or handling what it read): it ends
+     * here, once, logged and counted, with an honest answer — 503 / 529 with Retry-After before anything was sent,
+     * the style's error event mid-stream, else a closed connection — never passed off as the upstream's doing.
+     * The upstream connection is closed. If even the answer cannot be allocated, the client connection is closed.
+     */
+    private void allocationFailed(Throwable cause) {
+        if (done) {
+            return;
+        }
+        request.record().memoryRefusal(provider.name(), "allocation_failed");
+        LOG.warning("request " + request.requestId() + ": out of buffer memory handling the answer of upstream "
+                + provider.name() + " (" + cause + "); the exchange was ended");
+        upstreamKeepAlive = false;
+        closeUpstream();
+        try {
+            if (!headSent) {
+                failBeforeHead(UpstreamFailures.OUT_OF_MEMORY);
+            } else if (mode == Mode.STREAM) {
+                dropPartialEvent();
+                endStreamWithError(UpstreamFailures.OUT_OF_MEMORY);
+            } else {
+                ctx.close(); // a relayed body cut short
+                finish(false, Outcome.UPSTREAM_ERROR);
+            }
+        } catch (OutOfMemoryError again) {
+            ctx.close(); // not even the error could be written: closing is the only signal left
+            finish(false, Outcome.UPSTREAM_ERROR);
+        }
+    }
+
+    /**
+     * The client connection reported a failure; a write to it that failed comes here too (see {@link #write}). A
+     * buffer that could not be allocated on the way out ends the exchange as an allocation failure: logged once,
+     * counted, the upstream closed, the client connection closed (part of the answer is lost, so nothing after it
+     * may follow). Any other failure (the client gone) is left to the handler, which closes the connection and
+     * cancels the exchange.
+     */
+    @Override
+    public void clientFailed(Throwable cause) {
+        if (done || !isAllocationFailure(cause)) {
+            return;
+        }
+        request.record().memoryRefusal(provider.name(), "allocation_failed");
+        LOG.warning("request " + request.requestId() + ": out of buffer memory writing to the client (" + cause
+                + "); the exchange was ended");
+        upstreamKeepAlive = false;
+        ctx.close();
+        finish(false, Outcome.UPSTREAM_ERROR);
+    }
+
+    /** Whether {@code t} (or one of its causes) is a failed allocation: heap or direct memory. */
+    static boolean isAllocationFailure(Throwable t) {
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------ client side
@@ -889,6 +1255,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             collected.release();
             collected = null;
         }
+        if (reserved > 0) {
+            budget.release(reserved);
+            reserved = 0;
+        }
         heldHead = null;
         if (held != null) {
             held.release();
@@ -915,12 +1285,5 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
             receiver.listener(null);
         }
         u.close();
-    }
-
-    private static void copy(HttpHeaders from, HttpHeaders to, CharSequence name) {
-        String v = from.get(name);
-        if (v != null) {
-            to.set(name, v);
-        }
     }
 }

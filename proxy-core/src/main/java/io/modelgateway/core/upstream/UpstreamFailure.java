@@ -26,6 +26,12 @@ public record UpstreamFailure(Kind kind, int status, long retryAfterMillis) {
         LOST,
         /** The upstream's answer did not begin within {@code timeouts.first_byte_ms}. */
         FIRST_BYTE_TIMEOUT,
+        /**
+         * The upstream's answer broke HTTP before anything reached the caller: a malformed head or body framing, or a
+         * {@code 101 Switching Protocols}. Like a lost connection: the connection is closed and the attempt may be
+         * tried again.
+         */
+        PROTOCOL,
         /** The upstream answered with an error status ({@link #status}). */
         STATUS
     }
@@ -34,6 +40,7 @@ public record UpstreamFailure(Kind kind, int status, long retryAfterMillis) {
     public static final UpstreamFailure CONNECT_TIMED_OUT = new UpstreamFailure(Kind.CONNECT_TIMEOUT, 0, -1);
     public static final UpstreamFailure LOST_BEFORE_ANSWER = new UpstreamFailure(Kind.LOST, 0, -1);
     public static final UpstreamFailure FIRST_BYTE_TIMED_OUT = new UpstreamFailure(Kind.FIRST_BYTE_TIMEOUT, 0, -1);
+    public static final UpstreamFailure PROTOCOL_ERROR = new UpstreamFailure(Kind.PROTOCOL, 0, -1);
 
     public static UpstreamFailure status(int status, long retryAfterMillis) {
         return new UpstreamFailure(Kind.STATUS, status, retryAfterMillis);

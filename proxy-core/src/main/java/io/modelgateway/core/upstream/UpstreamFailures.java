@@ -26,6 +26,26 @@ public final class UpstreamFailures {
     public static final GatewayError MALFORMED_EVENT = new GatewayError(ErrorKind.UPSTREAM_ERROR,
             "The upstream provider sent a malformed event.", null, null);
 
+    /**
+     * The upstream broke HTTP: a head or body framing the decoder refused, a head with two framings (a 502 before the
+     * answer, the style's error event after it).
+     */
+    public static final GatewayError MALFORMED_RESPONSE = new GatewayError(ErrorKind.UPSTREAM_ERROR,
+            "The upstream provider sent a malformed HTTP response.", null, null);
+    /** The upstream answered {@code 101 Switching Protocols}, which no API exchange asks for. */
+    public static final GatewayError SWITCHED_PROTOCOLS = new GatewayError(ErrorKind.UPSTREAM_ERROR,
+            "The upstream provider switched protocols (HTTP 101) instead of answering.", null, null);
+
+    /**
+     * The gateway could not allocate a buffer for this answer: overloaded (503, 529 on messages, with Retry-After), the
+     * gateway's own state rather than the upstream's.
+     */
+    public static final GatewayError OUT_OF_MEMORY = new GatewayError(ErrorKind.OVERLOADED,
+            "The gateway is short of memory for this answer; retry shortly.", null, null);
+    /** Collected answers of all exchanges already hold {@code upstream_limits.collected_budget_bytes}. */
+    public static final GatewayError COLLECTED_BUDGET_EXHAUSTED = new GatewayError(ErrorKind.OVERLOADED,
+            "The gateway is holding too many large upstream answers at once; retry shortly.", null, null);
+
     private UpstreamFailures() {
     }
 }

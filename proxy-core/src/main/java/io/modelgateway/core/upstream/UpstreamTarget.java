@@ -2,6 +2,7 @@ package io.modelgateway.core.upstream;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.error.SecretRedactor;
 import io.modelgateway.core.config.ProviderConfig;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
@@ -10,6 +11,8 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.util.AsciiString;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -23,12 +26,19 @@ import java.util.Map;
  * in it fails there), so the per-request headers can be built with {@link #TRUSTED_HEADERS}, which skips
  * Netty's per-call name and value validation. Everything else put into such headers is either ours or was
  * validated when the client's or the upstream's request was decoded.
+ *
+ * <p>It also holds the provider's {@link SecretRedactor}: what the gateway itself sends to this provider and must
+ * never reach a caller — the {@code api_key} and the values of extra headers whose names say they hold a secret
+ * (see {@link #isSecretHeader}) — so that an upstream echoing them in an error answer does not hand them on.
  */
 public final class UpstreamTarget {
     /** Headers made by the gateway from values already validated: no re-validation on every {@code set}. */
     public static final HttpHeadersFactory TRUSTED_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
 
     private static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
+    /** Parts of a header name that mark its value as a secret. */
+    private static final String[] SECRET_NAME_PARTS =
+            {"auth", "key", "token", "secret", "password", "passwd", "cookie", "credential", "signature", "session"};
 
     final ProviderConfig provider;
     final String origin;
@@ -39,6 +49,8 @@ public final class UpstreamTarget {
     final AsciiString credentialValue;
     final AsciiString[] extraNames;
     final AsciiString[] extraValues;
+    /** The provider's secrets and the common key shapes, removed from its error answers. */
+    final SecretRedactor redactor;
 
     UpstreamTarget(ProviderConfig provider) {
         this.provider = provider;
@@ -69,6 +81,10 @@ public final class UpstreamTarget {
             credentialName = HttpHeaderNames.AUTHORIZATION;
             credentialValue = AsciiString.of("Bearer " + key);
         }
+        List<String> secrets = new ArrayList<>();
+        if (key != null) {
+            secrets.add(key);
+        }
         Map<String, String> extra = provider.headers();
         extraNames = new AsciiString[extra.size()];
         extraValues = new AsciiString[extra.size()];
@@ -77,7 +93,36 @@ public final class UpstreamTarget {
             checked.set(e.getKey(), e.getValue());
             extraNames[i] = AsciiString.cached(e.getKey().toLowerCase(Locale.ROOT));
             extraValues[i] = AsciiString.of(e.getValue());
+            if (isSecretHeader(e.getKey())) {
+                addSecret(secrets, e.getValue());
+            }
             i++;
+        }
+        redactor = new SecretRedactor(secrets);
+    }
+
+    /**
+     * Whether a configured extra header carries a secret, by its name: one containing auth, key, token, secret,
+     * password, passwd, cookie, credential, signature or session (Authorization, api-key, X-Goog-Api-Key,
+     * OpenAI-Project is not one; a value shorter than {@link SecretRedactor#MIN_SECRET_CHARS} is never searched for).
+     */
+    static boolean isSecretHeader(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        for (String part : SECRET_NAME_PARTS) {
+            if (n.contains(part)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A header value as a secret, and its credential alone when it has a scheme in front ({@code Bearer tok}). */
+    private static void addSecret(List<String> secrets, String value) {
+        String v = value.strip();
+        secrets.add(v);
+        int space = v.indexOf(' ');
+        if (space > 0 && v.substring(0, space).chars().allMatch(Character::isLetter)) {
+            secrets.add(v.substring(space + 1).strip());
         }
     }
 

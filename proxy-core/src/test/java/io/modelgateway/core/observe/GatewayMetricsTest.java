@@ -124,6 +124,26 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void protocolErrorsAndMemoryRefusals_areCountedPerProviderAndReason() {
+        ExchangeRecord r = new ExchangeRecord("req_z", Endpoint.CHAT_COMPLETIONS, 0, 0, 10);
+        r.model("m");
+        r.protocolError("hostile", "malformed_head"); // retried past
+        r.deployment("hostile", "m");
+        r.protocolError("hostile", "sse_event_too_large");
+        r.memoryRefusal("hostile", "collected_budget");
+        r.head(502, 1_000);
+        r.end(Outcome.UPSTREAM_ERROR, 2_000);
+        exchange(r);
+        exchange(Records.stream("team-a", "m"));
+
+        assertThat(metrics.scrapeText()).contains(
+                "gateway_upstream_protocol_errors_total{provider=\"hostile\",reason=\"malformed_head\"} 1.0\n",
+                "gateway_upstream_protocol_errors_total{provider=\"hostile\",reason=\"sse_event_too_large\"} 1.0\n",
+                "gateway_memory_refusals_total{provider=\"hostile\",reason=\"collected_budget\"} 1.0\n")
+                .doesNotContain("provider=\"openai\",reason=");
+    }
+
+    @Test
     void sameSeriesManyStatuses_eachPairCountedSeparately() {
         for (int status = 200; status < 300; status++) { // more pairs than the per-series cache holds
             ExchangeRecord r = Records.bare(Endpoint.CHAT_COMPLETIONS, status, Outcome.DONE);
