@@ -52,7 +52,7 @@ final class ChatStreamToMessages implements StreamTranslator {
     private enum Open { NONE, TEXT, THINKING, TOOL }
 
     private final ByteBufAllocator alloc;
-    private final MessagesToChatTools tools;
+    private final ChatToolNames tools;
     private final String fallbackModel;
     /** The bytes of the current event, and its joined {@code data:} lines. */
     private byte[] raw = new byte[512];
@@ -81,7 +81,7 @@ final class ChatStreamToMessages implements StreamTranslator {
      * @param tools         restores tool names shortened in the request (GD-22)
      * @param fallbackModel the model reported when the upstream chunk carries none
      */
-    ChatStreamToMessages(ByteBufAllocator alloc, MessagesToChatTools tools, String fallbackModel) {
+    ChatStreamToMessages(ByteBufAllocator alloc, ChatToolNames tools, String fallbackModel) {
         this.alloc = alloc;
         this.tools = tools;
         this.fallbackModel = fallbackModel == null ? "" : fallbackModel;
@@ -327,7 +327,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             openTool = k;
             openToolId = f.id;
             seenTools.add(k);
-            String id = MessagesToChatTools.toolUseId(f.id);
+            String id = ChatToolNames.toolUseId(f.id);
             String name = tools.callerName(f.name);
             emit(out, "content_block_start", g -> {
                 g.writeNumberField("index", index);
@@ -377,7 +377,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             g.writeEndArray();
             g.writeNullField("stop_reason");
             g.writeNullField("stop_sequence");
-            MessagesToChatResponse.writeUsage(g, Usage.ZERO); // the true counts come in message_delta
+            ChatResponseToMessages.writeUsage(g, Usage.ZERO); // the true counts come in message_delta
             g.writeEndObject();
         });
     }
@@ -393,7 +393,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             g.writeStringField("stop_reason", reason);
             g.writeNullField("stop_sequence");
             g.writeEndObject();
-            MessagesToChatResponse.writeUsage(g, u);
+            ChatResponseToMessages.writeUsage(g, u);
         });
         out.accept(alloc.buffer(MESSAGE_STOP.length).writeBytes(MESSAGE_STOP));
     }

@@ -18,17 +18,17 @@ import java.io.UncheckedIOException;
 /**
  * The answer side of a messages request served by an OpenAI-style upstream: a chat completion → an Anthropic
  * message (API-CONTRACT 8.6–8.8), or, for streams, a {@link ChatStreamToMessages} per stream. Made by
- * {@link MessagesToChatRequest}, which fills the tool-name table it restores names from (GD-22).
+ * {@link MessagesRequestToChat}, which fills the tool-name table it restores names from (GD-22).
  *
  * <p>{@link #translate} borrows the upstream body (not released, reader index unchanged) and returns a new
  * buffer owned by the caller. One instance per exchange, confined to its event loop.
  */
-final class MessagesToChatResponse implements ResponseTranslator {
+final class ChatResponseToMessages implements ResponseTranslator {
     private final String upstreamModel;
-    private final MessagesToChatTools tools;
+    private final ChatToolNames tools;
     private Usage usage = Usage.ZERO;
 
-    MessagesToChatResponse(String upstreamModel, MessagesToChatTools tools) {
+    ChatResponseToMessages(String upstreamModel, ChatToolNames tools) {
         this.upstreamModel = upstreamModel;
         this.tools = tools;
     }
@@ -37,7 +37,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
         JsonNode root;
         try (InputStream in = new ByteBufInputStream(upstreamBody.duplicate())) {
-            root = MessagesToChatRequest.MAPPER.readTree(in);
+            root = MessagesRequestToChat.MAPPER.readTree(in);
         } catch (IOException e) {
             throw upstream("The upstream provider returned a response the gateway could not read.");
         }
@@ -65,7 +65,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
 
         ByteBuf out = alloc.buffer(Math.max(256, upstreamBody.readableBytes() + 128));
         boolean ok = false;
-        try (JsonGenerator g = MessagesToChatRequest.MAPPER.createGenerator((OutputStream) new ByteBufOutputStream(out),
+        try (JsonGenerator g = MessagesRequestToChat.MAPPER.createGenerator((OutputStream) new ByteBufOutputStream(out),
                 JsonEncoding.UTF8)) {
             g.writeStartObject();
             g.writeStringField("id", Ids.withPrefix("msg_"));
@@ -116,7 +116,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
     private static void writeThinking(JsonGenerator g, JsonNode message) throws IOException {
         JsonNode details = message.get("reasoning_details");
         if (details == null || !details.isArray()) {
-            details = MessagesToChatRequest.MAPPER.createArrayNode();
+            details = MessagesRequestToChat.MAPPER.createArrayNode();
         }
         boolean textInDetails = false;
         String firstSignature = null;
@@ -193,7 +193,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
             JsonNode function = call.path("function");
             g.writeStartObject();
             g.writeStringField("type", "tool_use");
-            g.writeStringField("id", MessagesToChatTools.toolUseId(text(call.get("id"))));
+            g.writeStringField("id", ChatToolNames.toolUseId(text(call.get("id"))));
             g.writeStringField("name", tools.callerName(text(function.get("name"))));
             g.writeFieldName("input");
             writeInput(g, function.get("arguments"));
@@ -215,7 +215,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
         }
         JsonNode parsed = null;
         try {
-            parsed = MessagesToChatRequest.MAPPER.readTree(raw);
+            parsed = MessagesRequestToChat.MAPPER.readTree(raw);
         } catch (IOException e) {
             // not JSON: kept raw below
         }

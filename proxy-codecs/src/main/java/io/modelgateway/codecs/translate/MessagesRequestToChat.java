@@ -26,7 +26,7 @@ import java.util.List;
 /**
  * An Anthropic-style {@code /messages} request → the OpenAI chat-completions request for an OpenAI-style
  * upstream (API-CONTRACT 8.5, 5.11), and the translator of what that upstream answers
- * ({@link MessagesToChatResponse}, {@link ChatStreamToMessages}).
+ * ({@link ChatResponseToMessages}, {@link ChatStreamToMessages}).
  *
  * <p>The request is read as a tree (translation is not the pass-through hot path) and the upstream body is
  * written as compact JSON straight into a new buffer. The input buffer is borrowed and left untouched; the
@@ -34,7 +34,7 @@ import java.util.List;
  * dropped (GD-4); those that cannot be honoured (documents, server tools, {@code container},
  * {@code mcp_servers}, {@code context_management}) are a 400.
  */
-public final class MessagesToChatRequest {
+public final class MessagesRequestToChat {
     /** Big-decimal floats keep numbers (tool inputs, temperature) as the caller wrote them. */
     static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
                     .streamReadConstraints(StreamReadConstraints.builder()
@@ -48,7 +48,7 @@ public final class MessagesToChatRequest {
 
     private static final int MAX_STOP = 4;
 
-    private MessagesToChatRequest() {
+    private MessagesRequestToChat() {
     }
 
     /**
@@ -61,7 +61,7 @@ public final class MessagesToChatRequest {
      * @throws TranslationException a 400 for the caller ({@code invalid_request_error}, field path in the message)
      */
     public static TranslatedRequest translate(ByteBufAllocator alloc, ByteBuf messagesBody,
-            MessagesToChatOptions options) throws TranslationException {
+            MessagesRequestToChatOptions options) throws TranslationException {
         JsonNode root;
         try (InputStream in = new ByteBufInputStream(messagesBody.duplicate())) {
             root = MAPPER.readTree(in);
@@ -71,7 +71,7 @@ public final class MessagesToChatRequest {
         if (root == null || !root.isObject()) {
             throw invalid("The request body must be a JSON object.", null, "invalid_type");
         }
-        MessagesToChatTools tools = new MessagesToChatTools();
+        ChatToolNames tools = new ChatToolNames();
         boolean stream = bool(root, "stream");
         ByteBuf out = alloc.buffer(Math.max(256, messagesBody.readableBytes() + 128));
         boolean ok = false;
@@ -86,7 +86,7 @@ public final class MessagesToChatRequest {
                 out.release();
             }
         }
-        return new TranslatedRequest(out, stream, new MessagesToChatResponse(options.upstreamModel(), tools));
+        return new TranslatedRequest(out, stream, new ChatResponseToMessages(options.upstreamModel(), tools));
     }
 
     /** One input block with where it came from (for error messages): {@code idx < 0} = string content. */
@@ -99,11 +99,11 @@ public final class MessagesToChatRequest {
     /** Writes the chat body for one request; validation failures abort with a {@link TranslationException}. */
     private static final class Writer {
         private final JsonNode root;
-        private final MessagesToChatOptions options;
-        private final MessagesToChatTools tools;
+        private final MessagesRequestToChatOptions options;
+        private final ChatToolNames tools;
         private final JsonGenerator g;
 
-        Writer(JsonNode root, MessagesToChatOptions options, MessagesToChatTools tools, JsonGenerator g) {
+        Writer(JsonNode root, MessagesRequestToChatOptions options, ChatToolNames tools, JsonGenerator g) {
             this.root = root;
             this.options = options;
             this.tools = tools;

@@ -18,10 +18,10 @@ import java.util.List;
 
 /**
  * The answer side of a chat request served by an Anthropic upstream: API-CONTRACT 8.3 for a complete
- * message, and a new {@link AnthropicToChatStream} (8.4) per stream. Made by {@link ChatToAnthropicRequest}
+ * message, and a new {@link MessagesStreamToChat} (8.4) per stream. Made by {@link ChatRequestToMessages}
  * with what the request asked for; one per exchange, confined to its event loop.
  */
-final class AnthropicToChatResponse implements ResponseTranslator {
+final class MessagesResponseToChat implements ResponseTranslator {
     private final String completionId;
     private final long created;
     private final String fallbackModel;
@@ -38,7 +38,7 @@ final class AnthropicToChatResponse implements ResponseTranslator {
      * @param excludeReasoning {@code reasoning.exclude}: thinking is used but not returned
      * @param jsonResponse     the GD-14 {@code json_response} tool was added for {@code response_format}
      */
-    AnthropicToChatResponse(String completionId, long created, String fallbackModel, boolean includeUsage,
+    MessagesResponseToChat(String completionId, long created, String fallbackModel, boolean includeUsage,
             boolean excludeReasoning, boolean jsonResponse) {
         this.completionId = completionId;
         this.created = created;
@@ -64,7 +64,7 @@ final class AnthropicToChatResponse implements ResponseTranslator {
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
         JsonNode root;
         try {
-            root = ChatToAnthropicRequest.JSON.readTree((InputStream) new ByteBufInputStream(upstreamBody.duplicate()));
+            root = ChatRequestToMessages.JSON.readTree((InputStream) new ByteBufInputStream(upstreamBody.duplicate()));
         } catch (IOException | RuntimeException e) {
             throw unreadable();
         }
@@ -92,7 +92,7 @@ final class AnthropicToChatResponse implements ResponseTranslator {
 
         ByteBuf buf = alloc.buffer(512 + upstreamBody.readableBytes());
         boolean ok = false;
-        try (JsonGenerator g = ChatToAnthropicRequest.JSON.getFactory().createGenerator(
+        try (JsonGenerator g = ChatRequestToMessages.JSON.getFactory().createGenerator(
                 (OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
             g.writeStartObject();
             g.writeStringField("id", completionId);
@@ -106,7 +106,7 @@ final class AnthropicToChatResponse implements ResponseTranslator {
             g.writeObjectFieldStart("message");
             g.writeStringField("role", "assistant");
             if (m.jsonInput != null) {
-                g.writeStringField("content", ChatToAnthropicRequest.JSON.writeValueAsString(m.jsonInput));
+                g.writeStringField("content", ChatRequestToMessages.JSON.writeValueAsString(m.jsonInput));
             } else if (m.text.length() == 0 && !m.toolCalls.isEmpty()) {
                 g.writeNullField("content");
             } else {
@@ -125,7 +125,7 @@ final class AnthropicToChatResponse implements ResponseTranslator {
                     g.writeStringField("name", name != null ? name : "");
                     JsonNode input = call.get("input");
                     g.writeStringField("arguments", input == null || input.isNull() ? "{}"
-                            : ChatToAnthropicRequest.JSON.writeValueAsString(input));
+                            : ChatRequestToMessages.JSON.writeValueAsString(input));
                     g.writeEndObject();
                     g.writeEndObject();
                 }
@@ -177,7 +177,7 @@ final class AnthropicToChatResponse implements ResponseTranslator {
 
     @Override
     public StreamTranslator newStream(ByteBufAllocator alloc) {
-        return new AnthropicToChatStream(alloc, completionId, created, fallbackModel, includeUsage, excludeReasoning,
+        return new MessagesStreamToChat(alloc, completionId, created, fallbackModel, includeUsage, excludeReasoning,
                 jsonResponse);
     }
 
@@ -255,11 +255,11 @@ final class AnthropicToChatResponse implements ResponseTranslator {
                         }
                     }
                     case "tool_use" -> {
-                        if (jsonResponse && ChatToAnthropicRequest.JSON_RESPONSE_TOOL.equals(text(block.get("name")))) {
+                        if (jsonResponse && ChatRequestToMessages.JSON_RESPONSE_TOOL.equals(text(block.get("name")))) {
                             if (m.jsonInput == null) {
                                 JsonNode input = block.get("input");
                                 m.jsonInput = input == null || input.isNull()
-                                        ? ChatToAnthropicRequest.JSON.createObjectNode() : input;
+                                        ? ChatRequestToMessages.JSON.createObjectNode() : input;
                             }
                         } else {
                             m.toolCalls.add(block);

@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
  * other fields ignored), then the data's JSON with jackson-core's streaming parser, skipping everything
  * else without building a tree. Reused for every event of a stream (no allocation beyond the strings kept).
  */
-final class AnthropicToChatEvent {
+final class MessagesStreamEvent {
     private static final JsonFactory JSON = new JsonFactory();
     /** A count field that the event did not carry. */
     static final long ABSENT = -1;

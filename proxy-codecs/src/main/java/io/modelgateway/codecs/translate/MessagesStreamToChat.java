@@ -35,8 +35,8 @@ import java.util.function.Consumer;
  * {@link #onEvent} never throws for anything the upstream sends: unreadable events end the stream with an
  * error chunk.
  */
-final class AnthropicToChatStream implements StreamTranslator {
-    private static final JsonFactory JSON = ChatToAnthropicRequest.JSON.getFactory();
+final class MessagesStreamToChat implements StreamTranslator {
+    private static final JsonFactory JSON = ChatRequestToMessages.JSON.getFactory();
     private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EVENT_END = "\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
@@ -62,7 +62,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     private final boolean includeUsage;
     private final boolean excludeReasoning;
     private final boolean jsonResponse;
-    private final AnthropicToChatEvent event = new AnthropicToChatEvent();
+    private final MessagesStreamEvent event = new MessagesStreamEvent();
 
     private String model;
     private boolean started;
@@ -84,7 +84,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     private long thinking;
     private boolean thinkingReported;
 
-    AnthropicToChatStream(ByteBufAllocator alloc, String id, long created, String fallbackModel, boolean includeUsage,
+    MessagesStreamToChat(ByteBufAllocator alloc, String id, long created, String fallbackModel, boolean includeUsage,
             boolean excludeReasoning, boolean jsonResponse) {
         this.alloc = alloc;
         this.id = id;
@@ -139,7 +139,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     }
 
     private void handle(Consumer<ByteBuf> out) throws IOException {
-        AnthropicToChatEvent e = event;
+        MessagesStreamEvent e = event;
         String type = e.type != null ? e.type : e.eventName;
         if ("error".equals(e.eventName) || "error".equals(type)) {
             upstreamError(out);
@@ -213,7 +213,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     }
 
     private void blockStart(Consumer<ByteBuf> out) throws IOException {
-        AnthropicToChatEvent e = event;
+        MessagesStreamEvent e = event;
         if (!e.hasIndex || e.blockType == null) {
             return;
         }
@@ -223,7 +223,7 @@ final class AnthropicToChatStream implements StreamTranslator {
                 content(out, e.blockText);
             }
             case "tool_use" -> {
-                if (jsonResponse && ChatToAnthropicRequest.JSON_RESPONSE_TOOL.equals(e.blockName)) {
+                if (jsonResponse && ChatRequestToMessages.JSON_RESPONSE_TOOL.equals(e.blockName)) {
                     // GD-14: the first json_response call is the answer; its input streams as content.
                     blocks.put(e.index, new Block(jsonBlockSeen ? Kind.OTHER : Kind.JSON_RESPONSE, 0));
                     jsonBlockSeen = true;
@@ -274,7 +274,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     }
 
     private void blockDelta(Consumer<ByteBuf> out) throws IOException {
-        AnthropicToChatEvent e = event;
+        MessagesStreamEvent e = event;
         if (e.deltaType == null) {
             return;
         }
@@ -369,27 +369,27 @@ final class AnthropicToChatStream implements StreamTranslator {
 
     /** message_start carries input and cache counts; message_delta cumulative output and any replacements. */
     private void updateUsage() {
-        AnthropicToChatEvent e = event;
-        if (e.inputTokens != AnthropicToChatEvent.ABSENT) {
+        MessagesStreamEvent e = event;
+        if (e.inputTokens != MessagesStreamEvent.ABSENT) {
             input = e.inputTokens;
         }
-        if (e.outputTokens != AnthropicToChatEvent.ABSENT) {
+        if (e.outputTokens != MessagesStreamEvent.ABSENT) {
             output = e.outputTokens;
         }
-        if (e.cacheCreationTokens != AnthropicToChatEvent.ABSENT) {
+        if (e.cacheCreationTokens != MessagesStreamEvent.ABSENT) {
             cacheCreation = e.cacheCreationTokens;
         }
-        if (e.cacheReadTokens != AnthropicToChatEvent.ABSENT) {
+        if (e.cacheReadTokens != MessagesStreamEvent.ABSENT) {
             cacheRead = e.cacheReadTokens;
         }
-        if (e.thinkingTokens != AnthropicToChatEvent.ABSENT) {
+        if (e.thinkingTokens != MessagesStreamEvent.ABSENT) {
             thinking = e.thinkingTokens;
             thinkingReported = true;
         }
     }
 
     private void upstreamError(Consumer<ByteBuf> out) {
-        AnthropicToChatEvent e = event;
+        MessagesStreamEvent e = event;
         String message = e.errorMessage == null ? null : ErrorTranslator.clean(e.errorMessage, null, null);
         ErrorKind kind = ErrorTranslator.kindOfAnthropicType(e.errorType);
         fail(out, new GatewayError(kind, message != null ? message : "The upstream provider reported an error.",
@@ -460,7 +460,7 @@ final class AnthropicToChatStream implements StreamTranslator {
                 g.writeArrayFieldStart("choices");
                 g.writeEndArray();
                 g.writeFieldName("usage");
-                AnthropicToChatResponse.writeUsage(g, usage(), thinkingReported);
+                MessagesResponseToChat.writeUsage(g, usage(), thinkingReported);
                 g.writeEndObject();
             }
             buf.writeBytes(EVENT_END);
