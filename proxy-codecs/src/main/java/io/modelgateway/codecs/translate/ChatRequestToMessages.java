@@ -1,7 +1,5 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,10 +14,8 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -103,20 +99,11 @@ public final class ChatRequestToMessages {
     }
 
     private static ByteBuf write(ByteBufAllocator alloc, ObjectNode out) {
-        ByteBuf buf = alloc.buffer(1024);
-        boolean ok = false;
-        try (JsonGenerator g = JSON.getFactory().createGenerator((OutputStream) new ByteBufOutputStream(buf),
-                JsonEncoding.UTF8)) {
-            JSON.writeTree(g, out);
-            ok = true;
+        try {
+            return JsonOut.write(alloc, 1024, JSON.getFactory(), g -> JSON.writeTree(g, out));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
         }
-        return buf;
     }
 
     static TranslationException invalid(String message, String param, String code) {

@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
+import static io.modelgateway.codecs.translate.JsonFields.text;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
@@ -9,10 +10,8 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 
 /**
@@ -63,39 +62,36 @@ final class ChatResponseToMessages implements ResponseTranslator {
         String stopReason = refused ? "refusal" : StopReasons.toStopReason(finishReason);
         String model = text(root.get("model"));
 
-        ByteBuf out = alloc.buffer(Math.max(256, upstreamBody.readableBytes() + 128));
-        boolean ok = false;
-        try (JsonGenerator g = MessagesRequestToChat.MAPPER.createGenerator((OutputStream) new ByteBufOutputStream(out),
-                JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeStringField("id", Ids.withPrefix("msg_"));
-            g.writeStringField("type", "message");
-            g.writeStringField("role", "assistant");
-            g.writeStringField("model", model != null ? model : upstreamModel);
-            g.writeArrayFieldStart("content");
-            writeThinking(g, message);
-            String content = contentText(message.get("content"));
-            if (!content.isEmpty()) {
-                writeText(g, content);
-            }
-            if (refused) {
-                writeText(g, refusal);
-            }
-            writeToolUses(g, message.get("tool_calls"));
-            g.writeEndArray();
-            g.writeStringField("stop_reason", stopReason);
-            g.writeNullField("stop_sequence"); // not knowable from a chat completion (8.7)
-            writeUsage(g, usage);
-            g.writeEndObject();
-            ok = true;
+        try {
+            return JsonOut.write(alloc, Math.max(256, upstreamBody.readableBytes() + 128), MessagesRequestToChat.MAPPER,
+                    g -> writeMessage(g, message, model, refused, refusal, stopReason));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            if (!ok) {
-                out.release();
-            }
         }
-        return out;
+    }
+
+    private void writeMessage(JsonGenerator g, JsonNode message, String model, boolean refused, String refusal,
+            String stopReason) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("id", Ids.withPrefix("msg_"));
+        g.writeStringField("type", "message");
+        g.writeStringField("role", "assistant");
+        g.writeStringField("model", model != null ? model : upstreamModel);
+        g.writeArrayFieldStart("content");
+        writeThinking(g, message);
+        String content = contentText(message.get("content"));
+        if (!content.isEmpty()) {
+            JsonOut.textBlock(g, content);
+        }
+        if (refused) {
+            JsonOut.textBlock(g, refusal);
+        }
+        writeToolUses(g, message.get("tool_calls"));
+        g.writeEndArray();
+        g.writeStringField("stop_reason", stopReason);
+        g.writeNullField("stop_sequence"); // not knowable from a chat completion (8.7)
+        writeUsage(g, usage);
+        g.writeEndObject();
     }
 
     @Override
@@ -134,7 +130,7 @@ final class ChatResponseToMessages implements ResponseTranslator {
                 plain = text(message.get("reasoning_content"));
             }
             if (plain != null && !plain.isEmpty() || firstSignature != null) {
-                writeThinkingBlock(g, plain == null ? "" : plain, firstSignature == null ? "" : firstSignature);
+                JsonOut.thinkingBlock(g, plain == null ? "" : plain, firstSignature == null ? "" : firstSignature);
             }
         }
         for (JsonNode d : details) {
@@ -142,15 +138,12 @@ final class ChatResponseToMessages implements ResponseTranslator {
                 if (textInDetails) {
                     String thinking = detailText(d);
                     String signature = text(d.get("signature"));
-                    writeThinkingBlock(g, thinking == null ? "" : thinking, signature == null ? "" : signature);
+                    JsonOut.thinkingBlock(g, thinking == null ? "" : thinking, signature == null ? "" : signature);
                 }
             } else if ("reasoning.encrypted".equals(text(d.get("type")))) {
                 String data = text(d.get("data"));
                 if (data != null && !data.isEmpty()) {
-                    g.writeStartObject();
-                    g.writeStringField("type", "redacted_thinking");
-                    g.writeStringField("data", data);
-                    g.writeEndObject();
+                    JsonOut.redactedThinkingBlock(g, data);
                 }
             }
         }
@@ -168,21 +161,6 @@ final class ChatResponseToMessages implements ResponseTranslator {
             return text(d.get("text"));
         }
         return "reasoning.summary".equals(type) ? text(d.get("summary")) : null;
-    }
-
-    private static void writeThinkingBlock(JsonGenerator g, String thinking, String signature) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("type", "thinking");
-        g.writeStringField("thinking", thinking);
-        g.writeStringField("signature", signature);
-        g.writeEndObject();
-    }
-
-    private static void writeText(JsonGenerator g, String text) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("type", "text");
-        g.writeStringField("text", text);
-        g.writeEndObject();
     }
 
     private void writeToolUses(JsonGenerator g, JsonNode calls) throws IOException {
@@ -282,9 +260,5 @@ final class ChatResponseToMessages implements ResponseTranslator {
 
     private static TranslationException upstream(String message) {
         return new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR, message));
-    }
-
-    private static String text(JsonNode node) {
-        return node != null && node.isTextual() ? node.textValue() : null;
     }
 }

@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
+import static io.modelgateway.codecs.translate.JsonFields.text;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamReadConstraints;
@@ -15,10 +16,8 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,18 +72,12 @@ public final class MessagesRequestToChat {
         }
         ChatToolNames tools = new ChatToolNames();
         boolean stream = bool(root, "stream");
-        ByteBuf out = alloc.buffer(Math.max(256, messagesBody.readableBytes() + 128));
-        boolean ok = false;
-        try (JsonGenerator g = MAPPER.createGenerator((OutputStream) new ByteBufOutputStream(out),
-                JsonEncoding.UTF8)) {
-            new Writer(root, options, tools, g).write(stream);
-            ok = true;
+        ByteBuf out;
+        try {
+            out = JsonOut.write(alloc, Math.max(256, messagesBody.readableBytes() + 128), MAPPER,
+                    g -> new Writer(root, options, tools, g).write(stream));
         } catch (IOException e) {
             throw new UncheckedIOException(e); // writing to a heap/direct buffer does not fail
-        } finally {
-            if (!ok) {
-                out.release();
-            }
         }
         return new TranslatedRequest(out, stream, new ChatResponseToMessages(options.upstreamModel(), tools));
     }
@@ -302,10 +295,7 @@ public final class MessagesRequestToChat {
                 g.writeArrayFieldStart("content");
                 for (Block b : rest) {
                     if ("text".equals(b.type())) {
-                        g.writeStartObject();
-                        g.writeStringField("type", "text");
-                        g.writeStringField("text", b.node().get("text").textValue());
-                        g.writeEndObject();
+                        JsonOut.textBlock(g, b.node().get("text").textValue());
                     } else {
                         writeImagePart(imageUrl(b.node(), b.path()));
                     }
@@ -431,14 +421,9 @@ public final class MessagesRequestToChat {
                 g.writeArrayFieldStart("tool_calls");
                 for (Block b : calls) {
                     g.writeStartObject();
-                    g.writeStringField("id", b.node().get("id").textValue());
-                    g.writeStringField("type", "function");
-                    g.writeObjectFieldStart("function");
-                    g.writeStringField("name", tools.upstreamName(b.node().get("name").textValue()));
-                    JsonNode input = b.node().get("input");
-                    g.writeStringField("arguments", input == null || input.isNull() ? "{}"
-                            : MAPPER.writeValueAsString(input));
-                    g.writeEndObject();
+                    JsonOut.toolCallFields(g, b.node().get("id").textValue(),
+                            tools.upstreamName(b.node().get("name").textValue()),
+                            JsonOut.arguments(MAPPER, b.node().get("input")));
                     g.writeEndObject();
                 }
                 g.writeEndArray();
@@ -447,20 +432,14 @@ public final class MessagesRequestToChat {
                 g.writeArrayFieldStart("reasoning_details");
                 for (int k = 0; k < thinking.size(); k++) {
                     JsonNode b = thinking.get(k).node();
-                    g.writeStartObject();
                     if ("thinking".equals(thinking.get(k).type())) {
-                        g.writeStringField("type", "reasoning.text");
-                        g.writeStringField("text", b.get("thinking").textValue());
                         String signature = text(b.get("signature"));
-                        if (signature != null && !signature.isEmpty()) { // 8.1: unsigned → a plain text entry
-                            g.writeStringField("signature", signature);
-                        }
+                        // 8.1: unsigned → a plain text entry
+                        JsonOut.reasoningText(g, b.get("thinking").textValue(),
+                                signature != null && !signature.isEmpty() ? signature : null, k);
                     } else {
-                        g.writeStringField("type", "reasoning.encrypted");
-                        g.writeStringField("data", b.get("data").textValue());
+                        JsonOut.reasoningEncrypted(g, b.get("data").textValue(), k);
                     }
-                    g.writeNumberField("index", k);
-                    g.writeEndObject();
                 }
                 g.writeEndArray();
             }
@@ -682,10 +661,6 @@ public final class MessagesRequestToChat {
             throw invalid(field + ": must be a boolean.", field, "invalid_type");
         }
         return v.booleanValue();
-    }
-
-    private static String text(JsonNode node) {
-        return node != null && node.isTextual() ? node.textValue() : null;
     }
 
     private static String requireText(JsonNode parent, String field, String path) throws TranslationException {

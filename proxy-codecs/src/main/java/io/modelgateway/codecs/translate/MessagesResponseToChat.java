@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
+import static io.modelgateway.codecs.translate.JsonFields.text;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
@@ -9,10 +10,8 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -90,89 +89,73 @@ final class MessagesResponseToChat implements ResponseTranslator {
         String finish = StopReasons.toFinishReason(text(root.get("stop_reason")),
                 m.jsonInput != null && m.toolCalls.isEmpty());
 
-        ByteBuf buf = alloc.buffer(512 + upstreamBody.readableBytes());
-        boolean ok = false;
-        try (JsonGenerator g = ChatRequestToMessages.JSON.getFactory().createGenerator(
-                (OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeStringField("id", completionId);
-            g.writeStringField("object", "chat.completion");
-            g.writeNumberField("created", created);
-            g.writeStringField("model", model != null ? model : fallbackModel);
-            g.writeNullField("system_fingerprint");
-            g.writeArrayFieldStart("choices");
-            g.writeStartObject();
-            g.writeNumberField("index", 0);
-            g.writeObjectFieldStart("message");
-            g.writeStringField("role", "assistant");
-            if (m.jsonInput != null) {
-                g.writeStringField("content", ChatRequestToMessages.JSON.writeValueAsString(m.jsonInput));
-            } else if (m.text.length() == 0 && !m.toolCalls.isEmpty()) {
-                g.writeNullField("content");
-            } else {
-                g.writeStringField("content", m.text.toString());
-            }
-            g.writeNullField("refusal");
-            if (!m.toolCalls.isEmpty()) {
-                g.writeArrayFieldStart("tool_calls");
-                for (JsonNode call : m.toolCalls) {
-                    g.writeStartObject();
-                    String id = text(call.get("id"));
-                    g.writeStringField("id", id != null && !id.isEmpty() ? id : Ids.withPrefix("call_"));
-                    g.writeStringField("type", "function");
-                    g.writeObjectFieldStart("function");
-                    String name = text(call.get("name"));
-                    g.writeStringField("name", name != null ? name : "");
-                    JsonNode input = call.get("input");
-                    g.writeStringField("arguments", input == null || input.isNull() ? "{}"
-                            : ChatRequestToMessages.JSON.writeValueAsString(input));
-                    g.writeEndObject();
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-            }
-            if (!excludeReasoning && !m.reasoning.isEmpty()) {
-                g.writeStringField("reasoning", m.reasoningText.toString());
-                g.writeArrayFieldStart("reasoning_details");
-                int k = 0;
-                for (JsonNode block : m.reasoning) {
-                    g.writeStartObject();
-                    if ("thinking".equals(text(block.get("type")))) {
-                        g.writeStringField("type", "reasoning.text");
-                        String t = text(block.get("thinking"));
-                        g.writeStringField("text", t != null ? t : "");
-                        String sig = text(block.get("signature"));
-                        if (sig != null) {
-                            g.writeStringField("signature", sig);
-                        }
-                    } else {
-                        g.writeStringField("type", "reasoning.encrypted");
-                        String data = text(block.get("data"));
-                        g.writeStringField("data", data != null ? data : "");
-                    }
-                    g.writeNumberField("index", k++);
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-            }
-            g.writeEndObject();
-            g.writeNullField("logprobs");
-            g.writeStringField("finish_reason", finish);
-            g.writeEndObject();
-            g.writeEndArray();
-            g.writeFieldName("usage");
-            writeUsage(g, u, reasoningReported);
-            g.writeEndObject();
-            ok = true;
+        ByteBuf buf;
+        try {
+            buf = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), ChatRequestToMessages.JSON.getFactory(),
+                    g -> writeCompletion(g, m, u, reasoningReported, model, finish));
         } catch (IOException | RuntimeException e) {
             throw unreadable();
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
         }
         usage = u;
         return buf;
+    }
+
+    private void writeCompletion(JsonGenerator g, Message m, Usage u, boolean reasoningReported, String model,
+            String finish) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("id", completionId);
+        g.writeStringField("object", "chat.completion");
+        g.writeNumberField("created", created);
+        g.writeStringField("model", model != null ? model : fallbackModel);
+        g.writeNullField("system_fingerprint");
+        g.writeArrayFieldStart("choices");
+        g.writeStartObject();
+        g.writeNumberField("index", 0);
+        g.writeObjectFieldStart("message");
+        g.writeStringField("role", "assistant");
+        if (m.jsonInput != null) {
+            g.writeStringField("content", ChatRequestToMessages.JSON.writeValueAsString(m.jsonInput));
+        } else if (m.text.length() == 0 && !m.toolCalls.isEmpty()) {
+            g.writeNullField("content");
+        } else {
+            g.writeStringField("content", m.text.toString());
+        }
+        g.writeNullField("refusal");
+        if (!m.toolCalls.isEmpty()) {
+            g.writeArrayFieldStart("tool_calls");
+            for (JsonNode call : m.toolCalls) {
+                String id = text(call.get("id"));
+                String name = text(call.get("name"));
+                g.writeStartObject();
+                JsonOut.toolCallFields(g, id != null && !id.isEmpty() ? id : Ids.withPrefix("call_"),
+                        name != null ? name : "", JsonOut.arguments(ChatRequestToMessages.JSON, call.get("input")));
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }
+        if (!excludeReasoning && !m.reasoning.isEmpty()) {
+            g.writeStringField("reasoning", m.reasoningText.toString());
+            g.writeArrayFieldStart("reasoning_details");
+            int k = 0;
+            for (JsonNode block : m.reasoning) {
+                if ("thinking".equals(text(block.get("type")))) {
+                    String t = text(block.get("thinking"));
+                    JsonOut.reasoningText(g, t != null ? t : "", text(block.get("signature")), k++);
+                } else {
+                    String data = text(block.get("data"));
+                    JsonOut.reasoningEncrypted(g, data != null ? data : "", k++);
+                }
+            }
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+        g.writeNullField("logprobs");
+        g.writeStringField("finish_reason", finish);
+        g.writeEndObject();
+        g.writeEndArray();
+        g.writeFieldName("usage");
+        writeUsage(g, u, reasoningReported);
+        g.writeEndObject();
     }
 
     @Override
@@ -221,10 +204,6 @@ final class MessagesResponseToChat implements ResponseTranslator {
 
     private static long count(JsonNode n) {
         return n != null && n.isNumber() ? n.longValue() : 0;
-    }
-
-    private static String text(JsonNode n) {
-        return n != null && n.isTextual() ? n.textValue() : null;
     }
 
     static TranslationException unreadable() {

@@ -1,6 +1,5 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.modelgateway.codecs.ApiStyle;
@@ -10,9 +9,7 @@ import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -37,8 +34,8 @@ import java.util.function.Consumer;
  */
 final class MessagesStreamToChat implements StreamTranslator {
     private static final JsonFactory JSON = ChatRequestToMessages.JSON.getFactory();
-    private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] EVENT_END = "\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final String DATA = "data: ";
+    private static final String EVENT_END = "\n\n";
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -237,12 +234,7 @@ final class MessagesStreamToChat implements StreamTranslator {
                     g.writeArrayFieldStart("tool_calls");
                     g.writeStartObject();
                     g.writeNumberField("index", k);
-                    g.writeStringField("id", callId);
-                    g.writeStringField("type", "function");
-                    g.writeObjectFieldStart("function");
-                    g.writeStringField("name", name);
-                    g.writeStringField("arguments", "");
-                    g.writeEndObject();
+                    JsonOut.toolCallFields(g, callId, name, "");
                     g.writeEndObject();
                     g.writeEndArray();
                 }, null);
@@ -260,11 +252,7 @@ final class MessagesStreamToChat implements StreamTranslator {
                     String data = e.blockData != null ? e.blockData : "";
                     chunk(out, g -> {
                         g.writeArrayFieldStart("reasoning_details");
-                        g.writeStartObject();
-                        g.writeStringField("type", "reasoning.encrypted");
-                        g.writeStringField("data", data);
-                        g.writeNumberField("index", k);
-                        g.writeEndObject();
+                        JsonOut.reasoningEncrypted(g, data, k);
                         g.writeEndArray();
                     }, null);
                 }
@@ -332,11 +320,7 @@ final class MessagesStreamToChat implements StreamTranslator {
         chunk(out, g -> {
             g.writeStringField("reasoning", text);
             g.writeArrayFieldStart("reasoning_details");
-            g.writeStartObject();
-            g.writeStringField("type", "reasoning.text");
-            g.writeStringField("text", text);
-            g.writeNumberField("index", k);
-            g.writeEndObject();
+            JsonOut.reasoningText(g, text, null, k);
             g.writeEndArray();
         }, null);
     }
@@ -347,11 +331,7 @@ final class MessagesStreamToChat implements StreamTranslator {
         }
         chunk(out, g -> {
             g.writeArrayFieldStart("reasoning_details");
-            g.writeStartObject();
-            g.writeStringField("type", "reasoning.text");
-            g.writeStringField("signature", signature);
-            g.writeNumberField("index", k);
-            g.writeEndObject();
+            JsonOut.reasoningText(g, null, signature, k);
             g.writeEndArray();
         }, null);
     }
@@ -414,63 +394,39 @@ final class MessagesStreamToChat implements StreamTranslator {
 
     /** One {@code chat.completion.chunk} with the given delta fields and finish reason (null: not finished). */
     private void chunk(Consumer<ByteBuf> out, DeltaWriter delta, String finishReason) throws IOException {
-        ByteBuf buf = alloc.buffer(256);
-        boolean ok = false;
-        try {
-            buf.writeBytes(DATA);
-            try (JsonGenerator g = JSON.createGenerator((OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
-                writeHead(g);
-                g.writeArrayFieldStart("choices");
-                g.writeStartObject();
-                g.writeNumberField("index", 0);
-                g.writeObjectFieldStart("delta");
-                delta.write(g);
-                g.writeEndObject();
-                g.writeNullField("logprobs");
-                if (finishReason == null) {
-                    g.writeNullField("finish_reason");
-                } else {
-                    g.writeStringField("finish_reason", finishReason);
-                }
-                g.writeEndObject();
-                g.writeEndArray();
-                if (includeUsage) {
-                    g.writeNullField("usage");
-                }
-                g.writeEndObject();
+        out.accept(JsonOut.write(alloc, 256, JSON, DATA, g -> {
+            writeHead(g);
+            g.writeArrayFieldStart("choices");
+            g.writeStartObject();
+            g.writeNumberField("index", 0);
+            g.writeObjectFieldStart("delta");
+            delta.write(g);
+            g.writeEndObject();
+            g.writeNullField("logprobs");
+            if (finishReason == null) {
+                g.writeNullField("finish_reason");
+            } else {
+                g.writeStringField("finish_reason", finishReason);
             }
-            buf.writeBytes(EVENT_END);
-            ok = true;
-        } finally {
-            if (!ok) {
-                buf.release();
+            g.writeEndObject();
+            g.writeEndArray();
+            if (includeUsage) {
+                g.writeNullField("usage");
             }
-        }
-        out.accept(buf);
+            g.writeEndObject();
+        }, EVENT_END));
     }
 
     /** 3.11 step 5: {@code choices: []} and the whole request's usage (8.8). */
     private void usageChunk(Consumer<ByteBuf> out) throws IOException {
-        ByteBuf buf = alloc.buffer(320);
-        boolean ok = false;
-        try {
-            buf.writeBytes(DATA);
-            try (JsonGenerator g = JSON.createGenerator((OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
-                writeHead(g);
-                g.writeArrayFieldStart("choices");
-                g.writeEndArray();
-                g.writeFieldName("usage");
-                MessagesResponseToChat.writeUsage(g, usage(), thinkingReported);
-                g.writeEndObject();
-            }
-            buf.writeBytes(EVENT_END);
-            ok = true;
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
-        }
-        out.accept(buf);
+        out.accept(JsonOut.write(alloc, 320, JSON, DATA, g -> {
+            writeHead(g);
+            g.writeArrayFieldStart("choices");
+            g.writeEndArray();
+            g.writeFieldName("usage");
+            MessagesResponseToChat.writeUsage(g, usage(), thinkingReported);
+            g.writeEndObject();
+        }, EVENT_END));
     }
 
     private void writeHead(JsonGenerator g) throws IOException {
