@@ -100,10 +100,6 @@ public final class RequestPeek {
         return stream;
     }
 
-    public boolean includeUsage() {
-        return includeUsage;
-    }
-
     /** The effective output cap, -1 when absent ({@code max_completion_tokens} wins over {@code max_tokens}). */
     /**
      * Chat streams: the edit that makes the upstream send its usage chunk ({@code stream_options.include_usage}

@@ -25,7 +25,6 @@ public final class SseEventScanner {
     private int lineEnds;
     /** The last byte seen was CR, so an LF right after it belongs to the same line end. */
     private boolean lastWasCr;
-    private long events;
 
     public SseEventScanner(ByteBufAllocator alloc) {
         this.alloc = alloc;
@@ -96,14 +95,8 @@ public final class SseEventScanner {
             event = pending;
             pending = null;
         }
-        events++;
         onEvent.accept(event);
         return eventEnd;
-    }
-
-    /** Whether bytes of an unfinished event are held. */
-    public boolean hasRemainder() {
-        return pending != null && pending.isReadable();
     }
 
     /** Takes the bytes of an unfinished event (the caller owns them), or null when there are none. */
@@ -113,11 +106,6 @@ public final class SseEventScanner {
         lineEnds = 0;
         lastWasCr = false;
         return r;
-    }
-
-    /** Number of complete events emitted so far. */
-    public long events() {
-        return events;
     }
 
     /** Drops any held bytes; call when the stream is abandoned. */

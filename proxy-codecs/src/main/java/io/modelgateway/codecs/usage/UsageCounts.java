@@ -29,11 +29,6 @@ public final class UsageCounts {
         return promptTokens >= 0 || completionTokens >= 0 || inputTokens >= 0 || outputTokens >= 0;
     }
 
-    /** Whether the output count is known (an OpenAI usage object, or an Anthropic one with output_tokens). */
-    public boolean outputKnown() {
-        return completionTokens >= 0 || outputTokens >= 0;
-    }
-
     /** The counts in Anthropic's terms; null when nothing was read. */
     public Usage usage() {
         if (!known()) {
