@@ -1,10 +1,10 @@
 package io.modelgateway.bench;
 
 import io.modelgateway.codecs.sse.SseEventScanner;
-import io.modelgateway.codecs.translate.ChatToAnthropicOptions;
-import io.modelgateway.codecs.translate.ChatToAnthropicRequest;
-import io.modelgateway.codecs.translate.MessagesToChatOptions;
-import io.modelgateway.codecs.translate.MessagesToChatRequest;
+import io.modelgateway.codecs.translate.ChatRequestToMessages;
+import io.modelgateway.codecs.translate.ChatRequestToMessagesOptions;
+import io.modelgateway.codecs.translate.MessagesRequestToChat;
+import io.modelgateway.codecs.translate.MessagesRequestToChatOptions;
 import io.modelgateway.codecs.translate.ResponseTranslator;
 import io.modelgateway.codecs.translate.StreamTranslator;
 import io.modelgateway.codecs.translate.TranslatedRequest;
@@ -79,10 +79,10 @@ public class StreamTranslationBenchmark {
         o.append("data: [DONE]\n\n");
         openAiStream = o.toString().getBytes(StandardCharsets.UTF_8);
 
-        toChat = translator(ChatToAnthropicRequest.translate(ALLOC, json("{\"model\":\"c\",\"stream\":true,"
-                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"), new ChatToAnthropicOptions("claude-x", 0, false)));
-        toMessages = translator(MessagesToChatRequest.translate(ALLOC, json("{\"model\":\"m\",\"max_tokens\":100,\"stream\":true,"
-                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"), new MessagesToChatOptions("gpt-x", true, false)));
+        toChat = translator(ChatRequestToMessages.translate(ALLOC, json("{\"model\":\"c\",\"stream\":true,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"), new ChatRequestToMessagesOptions("claude-x", 0, false)));
+        toMessages = translator(MessagesRequestToChat.translate(ALLOC, json("{\"model\":\"m\",\"max_tokens\":100,\"stream\":true,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"), new MessagesRequestToChatOptions("gpt-x", true, false)));
     }
 
     private static ResponseTranslator translator(TranslatedRequest r) {

@@ -100,11 +100,6 @@ public final class RequestPeek {
         return stream;
     }
 
-    public boolean includeUsage() {
-        return includeUsage;
-    }
-
-    /** The effective output cap, -1 when absent ({@code max_completion_tokens} wins over {@code max_tokens}). */
     /**
      * Chat streams: the edit that makes the upstream send its usage chunk ({@code stream_options.include_usage}
      * true) when the caller did not ask for it, so every exchange is accounted from the upstream's own counts
@@ -132,6 +127,7 @@ public final class RequestPeek {
     private static final byte[] STREAM_OPTIONS_MEMBER =
             "\"stream_options\":{\"include_usage\":true},".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
+    /** The effective output cap, -1 when absent ({@code max_completion_tokens} wins over {@code max_tokens}). */
     public int maxTokens() {
         return maxCompletionTokens > 0 ? maxCompletionTokens : maxTokens;
     }
@@ -664,7 +660,6 @@ public final class RequestPeek {
 
     /** Next token. */
     private JsonToken next() throws IOException {
-        JsonToken t;
         return parser.nextToken();
     }
 

@@ -44,7 +44,6 @@ public final class SseEventScanner {
     private int lineEnds;
     /** The last byte seen was CR, so an LF right after it belongs to the same line end. */
     private boolean lastWasCr;
-    private long events;
 
     /** A scanner with the {@link #DEFAULT_MAX_EVENT_BYTES default limit}. */
     public SseEventScanner(ByteBufAllocator alloc) {
@@ -151,7 +150,6 @@ public final class SseEventScanner {
             event = pending;
             pending = null;
         }
-        events++;
         onEvent.accept(event);
         return eventEnd;
     }
@@ -197,11 +195,6 @@ public final class SseEventScanner {
         return maxEventBytes;
     }
 
-    /** Whether bytes of an unfinished event are held. */
-    public boolean hasRemainder() {
-        return pending != null && pending.isReadable();
-    }
-
     /** Takes the bytes of an unfinished event (the caller owns them), or null when there are none. */
     public ByteBuf drainRemainder() {
         ByteBuf r = pending;
@@ -209,11 +202,6 @@ public final class SseEventScanner {
         lineEnds = 0;
         lastWasCr = false;
         return r;
-    }
-
-    /** Number of complete events emitted so far. */
-    public long events() {
-        return events;
     }
 
     /** Drops any held bytes; call when the stream is abandoned. */

@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
+import static io.modelgateway.codecs.translate.JsonFields.string;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
@@ -16,9 +17,7 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -53,7 +52,7 @@ final class ChatStreamToMessages implements StreamTranslator {
     private enum Open { NONE, TEXT, THINKING, TOOL }
 
     private final ByteBufAllocator alloc;
-    private final MessagesToChatTools tools;
+    private final ChatToolNames tools;
     private final String fallbackModel;
     /** The bytes of the current event, and its joined {@code data:} lines. */
     private byte[] raw = new byte[512];
@@ -82,7 +81,7 @@ final class ChatStreamToMessages implements StreamTranslator {
      * @param tools         restores tool names shortened in the request (GD-22)
      * @param fallbackModel the model reported when the upstream chunk carries none
      */
-    ChatStreamToMessages(ByteBufAllocator alloc, MessagesToChatTools tools, String fallbackModel) {
+    ChatStreamToMessages(ByteBufAllocator alloc, ChatToolNames tools, String fallbackModel) {
         this.alloc = alloc;
         this.tools = tools;
         this.fallbackModel = fallbackModel == null ? "" : fallbackModel;
@@ -228,13 +227,7 @@ final class ChatStreamToMessages implements StreamTranslator {
         if (open != Open.THINKING || signed) { // reasoning after a signature is a new block
             startThinking(out);
         }
-        emit(out, "content_block_delta", g -> {
-            g.writeNumberField("index", index);
-            g.writeObjectFieldStart("delta");
-            g.writeStringField("type", "thinking_delta");
-            g.writeStringField("thinking", text);
-            g.writeEndObject();
-        });
+        blockDelta(out, "thinking_delta", "thinking", text);
     }
 
     private void signature(Consumer<ByteBuf> out, String signature) {
@@ -242,39 +235,20 @@ final class ChatStreamToMessages implements StreamTranslator {
             startThinking(out);
         }
         signed = true;
-        emit(out, "content_block_delta", g -> {
-            g.writeNumberField("index", index);
-            g.writeObjectFieldStart("delta");
-            g.writeStringField("type", "signature_delta");
-            g.writeStringField("signature", signature);
-            g.writeEndObject();
-        });
+        blockDelta(out, "signature_delta", "signature", signature);
     }
 
     private void startThinking(Consumer<ByteBuf> out) {
         closeOpen(out);
         open = Open.THINKING;
         signed = false;
-        emit(out, "content_block_start", g -> {
-            g.writeNumberField("index", index);
-            g.writeObjectFieldStart("content_block");
-            g.writeStringField("type", "thinking");
-            g.writeStringField("thinking", "");
-            g.writeStringField("signature", "");
-            g.writeEndObject();
-        });
+        blockStart(out, g -> JsonOut.thinkingBlock(g, "", ""));
     }
 
     /** A redacted_thinking block is complete in its start event: start and stop at once. */
     private void redacted(Consumer<ByteBuf> out, String data) {
         closeOpen(out);
-        emit(out, "content_block_start", g -> {
-            g.writeNumberField("index", index);
-            g.writeObjectFieldStart("content_block");
-            g.writeStringField("type", "redacted_thinking");
-            g.writeStringField("data", data);
-            g.writeEndObject();
-        });
+        blockStart(out, g -> JsonOut.redactedThinkingBlock(g, data));
         int i = index++;
         emit(out, "content_block_stop", g -> g.writeNumberField("index", i));
     }
@@ -283,21 +257,9 @@ final class ChatStreamToMessages implements StreamTranslator {
         if (open != Open.TEXT) {
             closeOpen(out);
             open = Open.TEXT;
-            emit(out, "content_block_start", g -> {
-                g.writeNumberField("index", index);
-                g.writeObjectFieldStart("content_block");
-                g.writeStringField("type", "text");
-                g.writeStringField("text", "");
-                g.writeEndObject();
-            });
+            blockStart(out, g -> JsonOut.textBlock(g, ""));
         }
-        emit(out, "content_block_delta", g -> {
-            g.writeNumberField("index", index);
-            g.writeObjectFieldStart("delta");
-            g.writeStringField("type", "text_delta");
-            g.writeStringField("text", text);
-            g.writeEndObject();
-        });
+        blockDelta(out, "text_delta", "text", text);
     }
 
     /** One {@code tool_calls[]} entry; false when it broke sequential streaming (an error was emitted). */
@@ -328,11 +290,10 @@ final class ChatStreamToMessages implements StreamTranslator {
             openTool = k;
             openToolId = f.id;
             seenTools.add(k);
-            String id = MessagesToChatTools.toolUseId(f.id);
+            String id = ChatToolNames.toolUseId(f.id);
             String name = tools.callerName(f.name);
-            emit(out, "content_block_start", g -> {
-                g.writeNumberField("index", index);
-                g.writeObjectFieldStart("content_block");
+            blockStart(out, g -> {
+                g.writeStartObject();
                 g.writeStringField("type", "tool_use");
                 g.writeStringField("id", id);
                 g.writeStringField("name", name);
@@ -342,13 +303,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             });
         }
         if (hasArguments) {
-            emit(out, "content_block_delta", g -> {
-                g.writeNumberField("index", index);
-                g.writeObjectFieldStart("delta");
-                g.writeStringField("type", "input_json_delta");
-                g.writeStringField("partial_json", f.arguments);
-                g.writeEndObject();
-            });
+            blockDelta(out, "input_json_delta", "partial_json", f.arguments);
         }
         return true;
     }
@@ -378,7 +333,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             g.writeEndArray();
             g.writeNullField("stop_reason");
             g.writeNullField("stop_sequence");
-            MessagesToChatResponse.writeUsage(g, Usage.ZERO); // the true counts come in message_delta
+            ChatResponseToMessages.writeUsage(g, Usage.ZERO); // the true counts come in message_delta
             g.writeEndObject();
         });
     }
@@ -394,7 +349,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             g.writeStringField("stop_reason", reason);
             g.writeNullField("stop_sequence");
             g.writeEndObject();
-            MessagesToChatResponse.writeUsage(g, u);
+            ChatResponseToMessages.writeUsage(g, u);
         });
         out.accept(alloc.buffer(MESSAGE_STOP.length).writeBytes(MESSAGE_STOP));
     }
@@ -424,30 +379,38 @@ final class ChatStreamToMessages implements StreamTranslator {
         void write(JsonGenerator g) throws IOException;
     }
 
+    /** A content_block_start event for the block at {@link #index}; {@code block} writes the block object. */
+    private void blockStart(Consumer<ByteBuf> out, Body block) {
+        emit(out, "content_block_start", g -> {
+            g.writeNumberField("index", index);
+            g.writeFieldName("content_block");
+            block.write(g);
+        });
+    }
+
+    /** A content_block_delta event of the open block: {@code {"type":type, field:value}}. */
+    private void blockDelta(Consumer<ByteBuf> out, String type, String field, String value) {
+        emit(out, "content_block_delta", g -> {
+            g.writeNumberField("index", index);
+            g.writeObjectFieldStart("delta");
+            g.writeStringField("type", type);
+            g.writeStringField(field, value);
+            g.writeEndObject();
+        });
+    }
+
+    /** {@code event: <type>\ndata: {"type":"<type>", …}\n\n}. */
     private void emit(Consumer<ByteBuf> out, String type, Body body) {
-        ByteBuf buf = alloc.buffer(128);
-        boolean ok = false;
         try {
-            buf.writeCharSequence("event: ", StandardCharsets.US_ASCII);
-            buf.writeCharSequence(type, StandardCharsets.US_ASCII);
-            buf.writeCharSequence("\ndata: ", StandardCharsets.US_ASCII);
-            try (JsonGenerator g = JSON.createGenerator((OutputStream) new ByteBufOutputStream(buf),
-                    JsonEncoding.UTF8)) {
+            out.accept(JsonOut.write(alloc, 128, JSON, "event: " + type + "\ndata: ", g -> {
                 g.writeStartObject();
                 g.writeStringField("type", type);
                 body.write(g);
                 g.writeEndObject();
-            }
-            buf.writeByte('\n').writeByte('\n');
-            ok = true;
+            }, "\n\n"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
         }
-        out.accept(buf);
     }
 
     // ---- SSE fields ---------------------------------------------------------------------------------------
@@ -591,20 +554,7 @@ final class ChatStreamToMessages implements StreamTranslator {
                     throw new JsonParseException(p, "a chunk must be a JSON object");
                 }
                 Chunk c = new Chunk();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    JsonToken t = p.nextToken();
-                    switch (name) {
-                        case "model" -> c.model = string(p, t);
-                        case "error" -> c.readError(p, t);
-                        case "choices" -> c.readChoices(p, t);
-                        case "usage" -> c.readUsage(p, t);
-                        case "message" -> c.topMessage = string(p, t);
-                        case "code" -> c.topCode = scalar(p, t);
-                        case "type" -> c.topType = string(p, t);
-                        default -> p.skipChildren();
-                    }
-                }
+                JsonFields.members(p, c::readField);
                 if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
                     throw new JsonParseException(p, "unexpected content after the chunk");
                 }
@@ -612,25 +562,43 @@ final class ChatStreamToMessages implements StreamTranslator {
             }
         }
 
+        private void readField(JsonParser p, String name, JsonToken t) throws IOException {
+            switch (name) {
+                case "model" -> model = string(p, t);
+                case "error" -> readError(p, t);
+                case "choices" -> readChoices(p, t);
+                case "usage" -> {
+                    if (t == JsonToken.START_OBJECT) {
+                        usage = true;
+                    }
+                    JsonFields.members(p, t, this::readUsageField);
+                }
+                case "message" -> topMessage = string(p, t);
+                case "code" -> topCode = scalar(p, t);
+                case "type" -> topType = string(p, t);
+                default -> p.skipChildren();
+            }
+        }
+
         private void readError(JsonParser p, JsonToken t) throws IOException {
             if (t == JsonToken.START_OBJECT) {
                 error = true;
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    JsonToken v = p.nextToken();
-                    switch (name) {
-                        case "message" -> errorMessage = string(p, v);
-                        case "code" -> errorCode = scalar(p, v);
-                        case "type" -> errorType = string(p, v);
-                        default -> p.skipChildren();
-                    }
-                }
+                JsonFields.members(p, this::readErrorField);
             } else if (t == JsonToken.VALUE_STRING) {
                 error = !p.getText().isEmpty();
                 errorMessage = p.getText();
             } else {
                 error = t == JsonToken.VALUE_TRUE || t == JsonToken.START_ARRAY;
                 p.skipChildren();
+            }
+        }
+
+        private void readErrorField(JsonParser p, String name, JsonToken v) throws IOException {
+            switch (name) {
+                case "message" -> errorMessage = string(p, v);
+                case "code" -> errorCode = scalar(p, v);
+                case "type" -> errorType = string(p, v);
+                default -> p.skipChildren();
             }
         }
 
@@ -642,7 +610,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             boolean first = true;
             for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
                 if (first && e == JsonToken.START_OBJECT) {
-                    readChoice(p);
+                    JsonFields.members(p, this::readChoiceField);
                 } else {
                     p.skipChildren();
                 }
@@ -650,147 +618,63 @@ final class ChatStreamToMessages implements StreamTranslator {
             }
         }
 
-        private void readChoice(JsonParser p) throws IOException {
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken t = p.nextToken();
-                if ("delta".equals(name) && t == JsonToken.START_OBJECT) {
-                    readDelta(p);
-                } else if ("finish_reason".equals(name)) {
-                    finishReason = string(p, t);
-                } else {
-                    p.skipChildren();
-                }
-            }
-        }
-
-        private void readDelta(JsonParser p) throws IOException {
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken t = p.nextToken();
-                switch (name) {
-                    case "content" -> content = string(p, t);
-                    case "reasoning" -> reasoning = string(p, t);
-                    case "reasoning_content" -> reasoningContent = string(p, t);
-                    case "refusal" -> refusal = string(p, t);
-                    case "tool_calls" -> readToolCalls(p, t);
-                    case "reasoning_details" -> readDetails(p, t);
-                    default -> p.skipChildren();
-                }
-            }
-        }
-
-        private void readToolCalls(JsonParser p, JsonToken t) throws IOException {
-            if (t != JsonToken.START_ARRAY) {
+        private void readChoiceField(JsonParser p, String name, JsonToken t) throws IOException {
+            if ("delta".equals(name) && t == JsonToken.START_OBJECT) {
+                JsonFields.members(p, this::readDeltaField);
+            } else if ("finish_reason".equals(name)) {
+                finishReason = string(p, t);
+            } else {
                 p.skipChildren();
-                return;
-            }
-            for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
-                if (e != JsonToken.START_OBJECT) {
-                    p.skipChildren();
-                    continue;
-                }
-                ToolFragment f = new ToolFragment();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    JsonToken v = p.nextToken();
-                    if ("index".equals(name) && v == JsonToken.VALUE_NUMBER_INT) {
-                        f.hasIndex = true;
-                        f.index = p.getLongValue();
-                    } else if ("id".equals(name)) {
-                        f.id = string(p, v);
-                    } else if ("function".equals(name) && v == JsonToken.START_OBJECT) {
-                        while (p.nextToken() == JsonToken.FIELD_NAME) {
-                            String fn = p.currentName();
-                            JsonToken fv = p.nextToken();
-                            if ("name".equals(fn)) {
-                                f.name = string(p, fv);
-                            } else if ("arguments".equals(fn)) {
-                                f.arguments = string(p, fv);
-                            } else {
-                                p.skipChildren();
-                            }
-                        }
-                    } else {
-                        p.skipChildren();
-                    }
-                }
-                if (toolCalls == null) {
-                    toolCalls = new ArrayList<>(1);
-                }
-                toolCalls.add(f);
             }
         }
 
-        private void readDetails(JsonParser p, JsonToken t) throws IOException {
-            if (t != JsonToken.START_ARRAY) {
-                p.skipChildren();
-                return;
-            }
-            for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
-                if (e != JsonToken.START_OBJECT) {
-                    p.skipChildren();
-                    continue;
-                }
-                Detail d = new Detail();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    JsonToken v = p.nextToken();
-                    switch (name) {
-                        case "type" -> d.type = string(p, v);
-                        case "text" -> d.text = string(p, v);
-                        case "summary" -> d.summary = string(p, v);
-                        case "signature" -> d.signature = string(p, v);
-                        case "data" -> d.data = string(p, v);
-                        default -> p.skipChildren();
-                    }
-                }
-                if (details == null) {
-                    details = new ArrayList<>(1);
-                }
-                details.add(d);
+        private void readDeltaField(JsonParser p, String name, JsonToken t) throws IOException {
+            switch (name) {
+                case "content" -> content = string(p, t);
+                case "reasoning" -> reasoning = string(p, t);
+                case "reasoning_content" -> reasoningContent = string(p, t);
+                case "refusal" -> refusal = string(p, t);
+                case "tool_calls" -> JsonFields.objects(p, t, this::readToolCall);
+                case "reasoning_details" -> JsonFields.objects(p, t, this::readDetail);
+                default -> p.skipChildren();
             }
         }
 
-        private void readUsage(JsonParser p, JsonToken t) throws IOException {
-            if (t != JsonToken.START_OBJECT) {
-                p.skipChildren();
-                return;
+        private void readToolCall(JsonParser p) throws IOException {
+            ToolFragment f = new ToolFragment();
+            JsonFields.members(p, f::readField);
+            if (toolCalls == null) {
+                toolCalls = new ArrayList<>(1);
             }
-            usage = true;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken v = p.nextToken();
-                switch (name) {
-                    case "prompt_tokens" -> promptTokens = number(p, v);
-                    case "completion_tokens" -> completionTokens = number(p, v);
-                    case "prompt_tokens_details", "completion_tokens_details" -> {
-                        if (v != JsonToken.START_OBJECT) {
-                            p.skipChildren();
-                            continue;
-                        }
-                        while (p.nextToken() == JsonToken.FIELD_NAME) {
-                            String d = p.currentName();
-                            JsonToken dv = p.nextToken();
-                            switch (d) {
-                                case "cached_tokens" -> cachedTokens = number(p, dv);
-                                case "cache_write_tokens" -> cacheWriteTokens = number(p, dv);
-                                case "reasoning_tokens" -> reasoningTokens = number(p, dv);
-                                default -> p.skipChildren();
-                            }
-                        }
-                    }
-                    default -> p.skipChildren();
-                }
+            toolCalls.add(f);
+        }
+
+        private void readDetail(JsonParser p) throws IOException {
+            Detail d = new Detail();
+            JsonFields.members(p, d::readField);
+            if (details == null) {
+                details = new ArrayList<>(1);
+            }
+            details.add(d);
+        }
+
+        private void readUsageField(JsonParser p, String name, JsonToken v) throws IOException {
+            switch (name) {
+                case "prompt_tokens" -> promptTokens = number(p, v);
+                case "completion_tokens" -> completionTokens = number(p, v);
+                case "prompt_tokens_details", "completion_tokens_details" ->
+                        JsonFields.members(p, v, this::readUsageDetailField);
+                default -> p.skipChildren();
             }
         }
 
-        private static String string(JsonParser p, JsonToken t) throws IOException {
-            if (t == JsonToken.VALUE_STRING) {
-                return p.getText();
+        private void readUsageDetailField(JsonParser p, String name, JsonToken v) throws IOException {
+            switch (name) {
+                case "cached_tokens" -> cachedTokens = number(p, v);
+                case "cache_write_tokens" -> cacheWriteTokens = number(p, v);
+                case "reasoning_tokens" -> reasoningTokens = number(p, v);
+                default -> p.skipChildren();
             }
-            p.skipChildren();
-            return null;
         }
 
         private static String scalar(JsonParser p, JsonToken t) throws IOException {
@@ -814,6 +698,17 @@ final class ChatStreamToMessages implements StreamTranslator {
         String summary;
         String signature;
         String data;
+
+        void readField(JsonParser p, String name, JsonToken v) throws IOException {
+            switch (name) {
+                case "type" -> type = string(p, v);
+                case "text" -> text = string(p, v);
+                case "summary" -> summary = string(p, v);
+                case "signature" -> signature = string(p, v);
+                case "data" -> data = string(p, v);
+                default -> p.skipChildren();
+            }
+        }
     }
 
     /** One {@code tool_calls} entry of a delta. */
@@ -823,5 +718,28 @@ final class ChatStreamToMessages implements StreamTranslator {
         String id;
         String name;
         String arguments;
+
+        void readField(JsonParser p, String field, JsonToken v) throws IOException {
+            if ("index".equals(field) && v == JsonToken.VALUE_NUMBER_INT) {
+                hasIndex = true;
+                index = p.getLongValue();
+            } else if ("id".equals(field)) {
+                id = string(p, v);
+            } else if ("function".equals(field)) {
+                JsonFields.members(p, v, this::readFunctionField);
+            } else {
+                p.skipChildren();
+            }
+        }
+
+        private void readFunctionField(JsonParser p, String field, JsonToken v) throws IOException {
+            if ("name".equals(field)) {
+                name = string(p, v);
+            } else if ("arguments".equals(field)) {
+                arguments = string(p, v);
+            } else {
+                p.skipChildren();
+            }
+        }
     }
 }

@@ -1,5 +1,7 @@
 package io.modelgateway.codecs.translate;
 
+import static io.modelgateway.codecs.translate.JsonFields.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelgateway.codecs.ApiStyle;
@@ -220,10 +222,6 @@ public final class ErrorTranslator {
                 }
             }
             return false;
-        }
-
-        private static String text(JsonNode n) {
-            return n != null && n.isTextual() ? n.textValue() : null;
         }
     }
 }

@@ -49,11 +49,6 @@ public final class UsageCounts {
         return promptTokens >= 0 || completionTokens >= 0 || inputTokens >= 0 || outputTokens >= 0;
     }
 
-    /** Whether the output count is known (an OpenAI usage object, or an Anthropic one with output_tokens). */
-    public boolean outputKnown() {
-        return completionTokens >= 0 || outputTokens >= 0;
-    }
-
     /**
      * Whether a count was not believed (negative, above {@link TokenCount#MAX}, not a whole number, longer than a
      * long), or a usage object could not be read at all: the usage as a whole is not to be used for accounting.

@@ -21,7 +21,7 @@ class RequestPeekTest {
         assertThat(p.ok()).as("%s", p.error()).isTrue();
         assertThat(p.model()).isEqualTo("sim-chat");
         assertThat(p.stream()).isTrue();
-        assertThat(p.includeUsage()).isTrue();
+        assertThat(p.includeUsageEdit()).as("include_usage already true: no edit").isNull();
         assertThat(p.maxTokens()).isEqualTo(9);
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         assertThat(new String(bytes, p.modelStart(), p.modelEnd() - p.modelStart(), StandardCharsets.UTF_8))

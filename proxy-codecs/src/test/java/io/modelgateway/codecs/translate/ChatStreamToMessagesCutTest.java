@@ -3,7 +3,7 @@ package io.modelgateway.codecs.translate;
 import static io.modelgateway.codecs.translate.ChatStreamToMessagesHarness.newTranslator;
 import static io.modelgateway.codecs.translate.ChatStreamToMessagesHarness.run;
 import static io.modelgateway.codecs.translate.ChatStreamToMessagesHarness.text;
-import static io.modelgateway.codecs.translate.MessagesToChatRequestTest.resource;
+import static io.modelgateway.codecs.translate.MessagesRequestToChatTest.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.UnpooledByteBufAllocator;

@@ -30,7 +30,7 @@ final class ChatStreamToMessagesHarness {
 
     static {
         try {
-            RESPONSE = MessagesToChatResponseTest.responseTranslator();
+            RESPONSE = ChatResponseToMessagesTest.responseTranslator();
         } catch (TranslationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -96,7 +96,7 @@ final class ChatStreamToMessagesHarness {
 
     /** The events with generated ids replaced by {@code msg_ID} / {@code toolu_ID}, as one text. */
     static String text(List<String> events) {
-        return MessagesToChatResponseTest.normaliseIds(String.join("", events));
+        return ChatResponseToMessagesTest.normaliseIds(String.join("", events));
     }
 
     /**
@@ -122,7 +122,7 @@ final class ChatStreamToMessagesHarness {
             assertThat(json.path("type").asText()).as("JSON type = event name: " + at).isEqualTo(type);
             try {
                 assertThat(m.group(2)).as("compact: " + at)
-                        .isEqualTo(new String(MessagesToChatRequest.MAPPER.writeValueAsBytes(json), StandardCharsets.UTF_8));
+                        .isEqualTo(new String(MessagesRequestToChat.MAPPER.writeValueAsBytes(json), StandardCharsets.UTF_8));
             } catch (IOException ex) {
                 throw new AssertionError(ex);
             }
@@ -196,7 +196,7 @@ final class ChatStreamToMessagesHarness {
 
     private static JsonNode parse(String json, String at) {
         try {
-            return MessagesToChatRequest.MAPPER.readTree(json);
+            return MessagesRequestToChat.MAPPER.readTree(json);
         } catch (IOException e) {
             throw new AssertionError("not JSON: " + at, e);
         }

@@ -4,7 +4,7 @@ import static io.modelgateway.codecs.translate.ChatStreamToMessagesHarness.asser
 import static io.modelgateway.codecs.translate.ChatStreamToMessagesHarness.newTranslator;
 import static io.modelgateway.codecs.translate.ChatStreamToMessagesHarness.run;
 import static io.modelgateway.codecs.translate.ChatStreamToMessagesHarness.text;
-import static io.modelgateway.codecs.translate.MessagesToChatRequestTest.resource;
+import static io.modelgateway.codecs.translate.MessagesRequestToChatTest.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;

@@ -2,10 +2,10 @@ package io.modelgateway.core.route;
 
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.GatewayError;
-import io.modelgateway.codecs.translate.ChatToAnthropicOptions;
-import io.modelgateway.codecs.translate.ChatToAnthropicRequest;
-import io.modelgateway.codecs.translate.MessagesToChatOptions;
-import io.modelgateway.codecs.translate.MessagesToChatRequest;
+import io.modelgateway.codecs.translate.ChatRequestToMessages;
+import io.modelgateway.codecs.translate.ChatRequestToMessagesOptions;
+import io.modelgateway.codecs.translate.MessagesRequestToChat;
+import io.modelgateway.codecs.translate.MessagesRequestToChatOptions;
 import io.modelgateway.codecs.translate.TranslatedRequest;
 import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.core.config.DeploymentConfig;
@@ -21,11 +21,11 @@ final class Translations {
     static TranslatedRequest request(ByteBufAllocator alloc, GatewayRequest request, ModelConfig model, DeploymentConfig deployment) throws TranslationException {
         Endpoint endpoint = request.endpoint();
         if (endpoint == Endpoint.CHAT_COMPLETIONS) {
-            return ChatToAnthropicRequest.translate(alloc, request.body(), new ChatToAnthropicOptions(
+            return ChatRequestToMessages.translate(alloc, request.body(), new ChatRequestToMessagesOptions(
                     deployment.upstreamModel(), model.maxOutputTokens(), model.noTemperature()));
         }
         if (endpoint == Endpoint.MESSAGES) {
-            return MessagesToChatRequest.translate(alloc, request.body(), new MessagesToChatOptions(
+            return MessagesRequestToChat.translate(alloc, request.body(), new MessagesRequestToChatOptions(
                     deployment.upstreamModel(), "max_completion_tokens".equals(deployment.provider().maxTokensField()),
                     deployment.provider().reasoningDetails()));
         }

@@ -1,11 +1,11 @@
 package io.modelgateway.codecs.translate;
 
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.FALLBACK_MODEL;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.bytes;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.stream;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.streamTranslator;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.text;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.tree;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.FALLBACK_MODEL;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.bytes;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.stream;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.streamTranslator;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.text;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * API-CONTRACT 8.4: an Anthropic stream transcript in (through the real SseEventScanner), the exact chat
  * stream out, byte for byte (golden files under c2a/stream).
  */
-class AnthropicToChatStreamTest {
+class MessagesStreamToChatTest {
 
     /** input transcript, expected transcript, include_usage, reasoning.exclude, json_response emulation. */
     static Stream<Arguments> transcripts() {
@@ -87,7 +87,7 @@ class AnthropicToChatStreamTest {
 
     @Test
     void usage_afterTheStream_countsCacheAndReplacements() {
-        AnthropicToChatStream t = streamTranslator(true, false, false);
+        MessagesStreamToChat t = streamTranslator(true, false, false);
         stream(t, bytes("stream/parallel-tools-cache.anthropic.sse"));
         assertThat(t.usage()).isEqualTo(new Usage(412, 96, 0, 1024, 0));
     }
@@ -99,7 +99,7 @@ class AnthropicToChatStreamTest {
 
     @Test
     void onEnd_connectionBroken_saysTheConnectionWasLost() {
-        AnthropicToChatStream t = streamTranslator(false, false, false);
+        MessagesStreamToChat t = streamTranslator(false, false, false);
         List<String> out = new ArrayList<>();
         feed(t, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\"}}\n\n", out);
         assertThat(t.finished()).isFalse();
@@ -113,7 +113,7 @@ class AnthropicToChatStreamTest {
 
     @Test
     void onEnd_emptyStream_isTheEndedEarlyError() {
-        AnthropicToChatStream t = streamTranslator(true, false, false);
+        MessagesStreamToChat t = streamTranslator(true, false, false);
         assertThat(stream(t, new byte[0])).isEqualTo("data: {\"error\":{\"message\":\"Upstream stream ended early\","
                 + "\"type\":\"server_error\",\"param\":null,\"code\":\"upstream_error\"}}\n\n");
     }
@@ -179,7 +179,7 @@ class AnthropicToChatStreamTest {
 
     @Test
     void onEvent_implausibleCounts_readAsAbsent_andTheStreamGoesOn() {
-        AnthropicToChatStream t = streamTranslator(true, false, false);
+        MessagesStreamToChat t = streamTranslator(true, false, false);
         String out = stream(t, ("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
                 + "\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":99999999999999999999999,"
                 + "\"cache_read_input_tokens\":-4,\"output_tokens\":1}}}\n\n"
@@ -203,7 +203,7 @@ class AnthropicToChatStreamTest {
     @ParameterizedTest
     @MethodSource("ignoredEvents")
     void onEvent_eventsWithoutUsefulData_areIgnored(String event) {
-        AnthropicToChatStream t = streamTranslator(true, false, false);
+        MessagesStreamToChat t = streamTranslator(true, false, false);
         List<String> out = new ArrayList<>();
         feed(t, event, out);
         assertThat(out).isEmpty();
@@ -219,7 +219,7 @@ class AnthropicToChatStreamTest {
 
     @Test
     void newStream_fromTheResponseTranslator_carriesTheRequestsChoices() {
-        AnthropicToChatResponse response = new AnthropicToChatResponse("chatcmpl-X", 7, "fb", true, true, true);
+        MessagesResponseToChat response = new MessagesResponseToChat("chatcmpl-X", 7, "fb", true, true, true);
         StreamTranslator t = response.newStream(ByteBufAllocator.DEFAULT);
         String out = stream(t, bytes("stream/json-response.anthropic.sse"));
         assertThat(out).contains("\"id\":\"chatcmpl-X\"").contains("\"created\":7").contains("\"usage\":null")
@@ -227,7 +227,7 @@ class AnthropicToChatStreamTest {
     }
 
     private static void feed(StreamTranslator t, String event, List<String> out) {
-        ByteBuf b = ChatToAnthropicTranscripts.buf(event);
+        ByteBuf b = ChatCallerTranscripts.buf(event);
         try {
             t.onEvent(b, e -> out.add(release(e)));
         } finally {
@@ -236,7 +236,7 @@ class AnthropicToChatStreamTest {
     }
 
     private static String release(ByteBuf b) {
-        return ChatToAnthropicTranscripts.string(b);
+        return ChatCallerTranscripts.string(b);
     }
 
     private static List<String> events(String out) {

@@ -1,6 +1,5 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.modelgateway.codecs.ApiStyle;
@@ -10,9 +9,7 @@ import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -35,10 +32,10 @@ import java.util.function.Consumer;
  * {@link #onEvent} never throws for anything the upstream sends: unreadable events end the stream with an
  * error chunk.
  */
-final class AnthropicToChatStream implements StreamTranslator {
-    private static final JsonFactory JSON = ChatToAnthropicRequest.JSON.getFactory();
-    private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] EVENT_END = "\n\n".getBytes(StandardCharsets.US_ASCII);
+final class MessagesStreamToChat implements StreamTranslator {
+    private static final JsonFactory JSON = ChatRequestToMessages.JSON.getFactory();
+    private static final String DATA = "data: ";
+    private static final String EVENT_END = "\n\n";
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -62,7 +59,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     private final boolean includeUsage;
     private final boolean excludeReasoning;
     private final boolean jsonResponse;
-    private final AnthropicToChatEvent event = new AnthropicToChatEvent();
+    private final MessagesStreamEvent event = new MessagesStreamEvent();
 
     private String model;
     private boolean started;
@@ -84,7 +81,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     private long thinking;
     private boolean thinkingReported;
 
-    AnthropicToChatStream(ByteBufAllocator alloc, String id, long created, String fallbackModel, boolean includeUsage,
+    MessagesStreamToChat(ByteBufAllocator alloc, String id, long created, String fallbackModel, boolean includeUsage,
             boolean excludeReasoning, boolean jsonResponse) {
         this.alloc = alloc;
         this.id = id;
@@ -139,7 +136,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     }
 
     private void handle(Consumer<ByteBuf> out) throws IOException {
-        AnthropicToChatEvent e = event;
+        MessagesStreamEvent e = event;
         String type = e.type != null ? e.type : e.eventName;
         if ("error".equals(e.eventName) || "error".equals(type)) {
             upstreamError(out);
@@ -213,7 +210,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     }
 
     private void blockStart(Consumer<ByteBuf> out) throws IOException {
-        AnthropicToChatEvent e = event;
+        MessagesStreamEvent e = event;
         if (!e.hasIndex || e.blockType == null) {
             return;
         }
@@ -223,7 +220,7 @@ final class AnthropicToChatStream implements StreamTranslator {
                 content(out, e.blockText);
             }
             case "tool_use" -> {
-                if (jsonResponse && ChatToAnthropicRequest.JSON_RESPONSE_TOOL.equals(e.blockName)) {
+                if (jsonResponse && ChatRequestToMessages.JSON_RESPONSE_TOOL.equals(e.blockName)) {
                     // GD-14: the first json_response call is the answer; its input streams as content.
                     blocks.put(e.index, new Block(jsonBlockSeen ? Kind.OTHER : Kind.JSON_RESPONSE, 0));
                     jsonBlockSeen = true;
@@ -237,12 +234,7 @@ final class AnthropicToChatStream implements StreamTranslator {
                     g.writeArrayFieldStart("tool_calls");
                     g.writeStartObject();
                     g.writeNumberField("index", k);
-                    g.writeStringField("id", callId);
-                    g.writeStringField("type", "function");
-                    g.writeObjectFieldStart("function");
-                    g.writeStringField("name", name);
-                    g.writeStringField("arguments", "");
-                    g.writeEndObject();
+                    JsonOut.toolCallFields(g, callId, name, "");
                     g.writeEndObject();
                     g.writeEndArray();
                 }, null);
@@ -260,11 +252,7 @@ final class AnthropicToChatStream implements StreamTranslator {
                     String data = e.blockData != null ? e.blockData : "";
                     chunk(out, g -> {
                         g.writeArrayFieldStart("reasoning_details");
-                        g.writeStartObject();
-                        g.writeStringField("type", "reasoning.encrypted");
-                        g.writeStringField("data", data);
-                        g.writeNumberField("index", k);
-                        g.writeEndObject();
+                        JsonOut.reasoningEncrypted(g, data, k);
                         g.writeEndArray();
                     }, null);
                 }
@@ -274,7 +262,7 @@ final class AnthropicToChatStream implements StreamTranslator {
     }
 
     private void blockDelta(Consumer<ByteBuf> out) throws IOException {
-        AnthropicToChatEvent e = event;
+        MessagesStreamEvent e = event;
         if (e.deltaType == null) {
             return;
         }
@@ -332,11 +320,7 @@ final class AnthropicToChatStream implements StreamTranslator {
         chunk(out, g -> {
             g.writeStringField("reasoning", text);
             g.writeArrayFieldStart("reasoning_details");
-            g.writeStartObject();
-            g.writeStringField("type", "reasoning.text");
-            g.writeStringField("text", text);
-            g.writeNumberField("index", k);
-            g.writeEndObject();
+            JsonOut.reasoningText(g, text, null, k);
             g.writeEndArray();
         }, null);
     }
@@ -347,11 +331,7 @@ final class AnthropicToChatStream implements StreamTranslator {
         }
         chunk(out, g -> {
             g.writeArrayFieldStart("reasoning_details");
-            g.writeStartObject();
-            g.writeStringField("type", "reasoning.text");
-            g.writeStringField("signature", signature);
-            g.writeNumberField("index", k);
-            g.writeEndObject();
+            JsonOut.reasoningText(g, null, signature, k);
             g.writeEndArray();
         }, null);
     }
@@ -369,27 +349,27 @@ final class AnthropicToChatStream implements StreamTranslator {
 
     /** message_start carries input and cache counts; message_delta cumulative output and any replacements. */
     private void updateUsage() {
-        AnthropicToChatEvent e = event;
-        if (e.inputTokens != AnthropicToChatEvent.ABSENT) {
+        MessagesStreamEvent e = event;
+        if (e.inputTokens != MessagesStreamEvent.ABSENT) {
             input = e.inputTokens;
         }
-        if (e.outputTokens != AnthropicToChatEvent.ABSENT) {
+        if (e.outputTokens != MessagesStreamEvent.ABSENT) {
             output = e.outputTokens;
         }
-        if (e.cacheCreationTokens != AnthropicToChatEvent.ABSENT) {
+        if (e.cacheCreationTokens != MessagesStreamEvent.ABSENT) {
             cacheCreation = e.cacheCreationTokens;
         }
-        if (e.cacheReadTokens != AnthropicToChatEvent.ABSENT) {
+        if (e.cacheReadTokens != MessagesStreamEvent.ABSENT) {
             cacheRead = e.cacheReadTokens;
         }
-        if (e.thinkingTokens != AnthropicToChatEvent.ABSENT) {
+        if (e.thinkingTokens != MessagesStreamEvent.ABSENT) {
             thinking = e.thinkingTokens;
             thinkingReported = true;
         }
     }
 
     private void upstreamError(Consumer<ByteBuf> out) {
-        AnthropicToChatEvent e = event;
+        MessagesStreamEvent e = event;
         String message = e.errorMessage == null ? null : ErrorTranslator.clean(e.errorMessage, null, null);
         ErrorKind kind = ErrorTranslator.kindOfAnthropicType(e.errorType);
         fail(out, new GatewayError(kind, message != null ? message : "The upstream provider reported an error.",
@@ -414,63 +394,39 @@ final class AnthropicToChatStream implements StreamTranslator {
 
     /** One {@code chat.completion.chunk} with the given delta fields and finish reason (null: not finished). */
     private void chunk(Consumer<ByteBuf> out, DeltaWriter delta, String finishReason) throws IOException {
-        ByteBuf buf = alloc.buffer(256);
-        boolean ok = false;
-        try {
-            buf.writeBytes(DATA);
-            try (JsonGenerator g = JSON.createGenerator((OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
-                writeHead(g);
-                g.writeArrayFieldStart("choices");
-                g.writeStartObject();
-                g.writeNumberField("index", 0);
-                g.writeObjectFieldStart("delta");
-                delta.write(g);
-                g.writeEndObject();
-                g.writeNullField("logprobs");
-                if (finishReason == null) {
-                    g.writeNullField("finish_reason");
-                } else {
-                    g.writeStringField("finish_reason", finishReason);
-                }
-                g.writeEndObject();
-                g.writeEndArray();
-                if (includeUsage) {
-                    g.writeNullField("usage");
-                }
-                g.writeEndObject();
+        out.accept(JsonOut.write(alloc, 256, JSON, DATA, g -> {
+            writeHead(g);
+            g.writeArrayFieldStart("choices");
+            g.writeStartObject();
+            g.writeNumberField("index", 0);
+            g.writeObjectFieldStart("delta");
+            delta.write(g);
+            g.writeEndObject();
+            g.writeNullField("logprobs");
+            if (finishReason == null) {
+                g.writeNullField("finish_reason");
+            } else {
+                g.writeStringField("finish_reason", finishReason);
             }
-            buf.writeBytes(EVENT_END);
-            ok = true;
-        } finally {
-            if (!ok) {
-                buf.release();
+            g.writeEndObject();
+            g.writeEndArray();
+            if (includeUsage) {
+                g.writeNullField("usage");
             }
-        }
-        out.accept(buf);
+            g.writeEndObject();
+        }, EVENT_END));
     }
 
     /** 3.11 step 5: {@code choices: []} and the whole request's usage (8.8). */
     private void usageChunk(Consumer<ByteBuf> out) throws IOException {
-        ByteBuf buf = alloc.buffer(320);
-        boolean ok = false;
-        try {
-            buf.writeBytes(DATA);
-            try (JsonGenerator g = JSON.createGenerator((OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
-                writeHead(g);
-                g.writeArrayFieldStart("choices");
-                g.writeEndArray();
-                g.writeFieldName("usage");
-                AnthropicToChatResponse.writeUsage(g, usage(), thinkingReported);
-                g.writeEndObject();
-            }
-            buf.writeBytes(EVENT_END);
-            ok = true;
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
-        }
-        out.accept(buf);
+        out.accept(JsonOut.write(alloc, 320, JSON, DATA, g -> {
+            writeHead(g);
+            g.writeArrayFieldStart("choices");
+            g.writeEndArray();
+            g.writeFieldName("usage");
+            MessagesResponseToChat.writeUsage(g, usage(), thinkingReported);
+            g.writeEndObject();
+        }, EVENT_END));
     }
 
     private void writeHead(JsonGenerator g) throws IOException {

@@ -1,7 +1,7 @@
 package io.modelgateway.codecs.translate;
 
 /**
- * What {@link MessagesToChatRequest} needs to know about the OpenAI-style upstream it translates for
+ * What {@link MessagesRequestToChat} needs to know about the OpenAI-style upstream it translates for
  * (API-CONTRACT 8.5). Immutable; built from the deployment's provider configuration.
  *
  * @param upstreamModel            the model name the upstream expects (replaces the caller's {@code model})
@@ -10,6 +10,6 @@ package io.modelgateway.codecs.translate;
  * @param reasoningDetailsAccepted the upstream takes {@code reasoning_details} on assistant messages
  *                                 (OpenRouter-like); otherwise thinking blocks are dropped
  */
-public record MessagesToChatOptions(String upstreamModel, boolean maxCompletionTokensField,
+public record MessagesRequestToChatOptions(String upstreamModel, boolean maxCompletionTokensField,
         boolean reasoningDetailsAccepted) {
 }

@@ -24,19 +24,19 @@ import java.util.List;
  * Golden transcripts of the chat → Anthropic direction (resources under {@code c2a/}), and JSON tree
  * comparison that ignores key order and how a number is spelled ({@code 1.0} = {@code 1}).
  */
-final class ChatToAnthropicTranscripts {
+final class ChatCallerTranscripts {
     static final String ID = "chatcmpl-TEST0000000000000000000000";
     static final long CREATED = 1787300000L;
     static final String FALLBACK_MODEL = "claude-fallback";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-    private ChatToAnthropicTranscripts() {
+    private ChatCallerTranscripts() {
     }
 
     /** A resource under {@code c2a/} as text. */
     static String text(String path) {
-        try (InputStream in = ChatToAnthropicTranscripts.class.getResourceAsStream("c2a/" + path)) {
+        try (InputStream in = ChatCallerTranscripts.class.getResourceAsStream("c2a/" + path)) {
             if (in == null) {
                 throw new IllegalArgumentException("no resource c2a/" + path);
             }
@@ -86,8 +86,8 @@ final class ChatToAnthropicTranscripts {
     }
 
     /** A stream translator with the transcripts' fixed id, time and fallback model. */
-    static AnthropicToChatStream streamTranslator(boolean includeUsage, boolean exclude, boolean json) {
-        return new AnthropicToChatStream(ByteBufAllocator.DEFAULT, ID, CREATED, FALLBACK_MODEL, includeUsage, exclude,
+    static MessagesStreamToChat streamTranslator(boolean includeUsage, boolean exclude, boolean json) {
+        return new MessagesStreamToChat(ByteBufAllocator.DEFAULT, ID, CREATED, FALLBACK_MODEL, includeUsage, exclude,
                 json);
     }
 

@@ -1,7 +1,5 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,10 +14,8 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,7 +41,7 @@ import java.util.regex.Pattern;
  * <p>Ownership: the chat body is borrowed (neither read nor released); the returned request's body is new
  * and owned by the caller.
  */
-public final class ChatToAnthropicRequest {
+public final class ChatRequestToMessages {
     /**
      * Exact numbers (tool schemas and arguments pass through unchanged), no trailing garbage, and characters
      * outside the BMP (emoji) written as UTF-8 rather than as escaped surrogate pairs, as the providers do.
@@ -70,22 +66,22 @@ public final class ChatToAnthropicRequest {
     private static final Set<String> IMAGE_TYPES = Set.of("image/jpeg", "image/png", "image/gif", "image/webp");
     private static final JsonNodeFactory NODES = JSON.getNodeFactory();
 
-    private ChatToAnthropicRequest() {
+    private ChatRequestToMessages() {
     }
 
     /** Translates a chat request; {@code created} is now, the completion id a new {@code chatcmpl-} id. */
-    public static TranslatedRequest translate(ByteBufAllocator alloc, ByteBuf chatBody, ChatToAnthropicOptions options)
+    public static TranslatedRequest translate(ByteBufAllocator alloc, ByteBuf chatBody, ChatRequestToMessagesOptions options)
             throws TranslationException {
         return translate(alloc, chatBody, options, Ids.withPrefix("chatcmpl-"), System.currentTimeMillis() / 1000);
     }
 
     /** As above with a given completion id and creation time (seconds), which tests fix. */
-    static TranslatedRequest translate(ByteBufAllocator alloc, ByteBuf chatBody, ChatToAnthropicOptions options,
+    static TranslatedRequest translate(ByteBufAllocator alloc, ByteBuf chatBody, ChatRequestToMessagesOptions options,
             String completionId, long created) throws TranslationException {
         Translation t = new Translation(parse(chatBody), options);
         ObjectNode out = t.run();
         ByteBuf body = write(alloc, out);
-        return new TranslatedRequest(body, t.stream, new AnthropicToChatResponse(completionId, created,
+        return new TranslatedRequest(body, t.stream, new MessagesResponseToChat(completionId, created,
                 options.upstreamModel(), t.includeUsage, t.excludeReasoning, t.jsonResponse));
     }
 
@@ -103,20 +99,11 @@ public final class ChatToAnthropicRequest {
     }
 
     private static ByteBuf write(ByteBufAllocator alloc, ObjectNode out) {
-        ByteBuf buf = alloc.buffer(1024);
-        boolean ok = false;
-        try (JsonGenerator g = JSON.getFactory().createGenerator((OutputStream) new ByteBufOutputStream(buf),
-                JsonEncoding.UTF8)) {
-            JSON.writeTree(g, out);
-            ok = true;
+        try {
+            return JsonOut.write(alloc, 1024, JSON.getFactory(), g -> JSON.writeTree(g, out));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
         }
-        return buf;
     }
 
     static TranslationException invalid(String message, String param, String code) {
@@ -126,7 +113,7 @@ public final class ChatToAnthropicRequest {
     /** One request's translation; the fields after {@code run()} are what the answer translator needs. */
     private static final class Translation {
         private final ObjectNode in;
-        private final ChatToAnthropicOptions options;
+        private final ChatRequestToMessagesOptions options;
 
         boolean stream;
         boolean includeUsage;
@@ -144,7 +131,7 @@ public final class ChatToAnthropicRequest {
         private final Set<String> knownCalls = new HashSet<>();
         private final Set<String> unanswered = new LinkedHashSet<>();
 
-        Translation(ObjectNode in, ChatToAnthropicOptions options) {
+        Translation(ObjectNode in, ChatRequestToMessagesOptions options) {
             this.in = in;
             this.options = options;
         }

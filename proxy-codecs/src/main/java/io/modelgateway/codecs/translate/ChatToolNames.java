@@ -17,7 +17,7 @@ import java.util.Map;
  * <p>Filled while one request is translated, then only read by that exchange's response and stream
  * translators (same event loop), so a plain map is enough.
  */
-final class MessagesToChatTools {
+final class ChatToolNames {
     static final int MAX_NAME = 64;
     private static final int KEEP = 55;
     private static final int HASH_HEX = 8;

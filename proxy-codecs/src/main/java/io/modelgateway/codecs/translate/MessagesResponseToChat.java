@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
+import static io.modelgateway.codecs.translate.JsonFields.text;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
@@ -10,19 +11,17 @@ import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The answer side of a chat request served by an Anthropic upstream: API-CONTRACT 8.3 for a complete
- * message, and a new {@link AnthropicToChatStream} (8.4) per stream. Made by {@link ChatToAnthropicRequest}
+ * message, and a new {@link MessagesStreamToChat} (8.4) per stream. Made by {@link ChatRequestToMessages}
  * with what the request asked for; one per exchange, confined to its event loop.
  */
-final class AnthropicToChatResponse implements ResponseTranslator {
+final class MessagesResponseToChat implements ResponseTranslator {
     private final String completionId;
     private final long created;
     private final String fallbackModel;
@@ -39,7 +38,7 @@ final class AnthropicToChatResponse implements ResponseTranslator {
      * @param excludeReasoning {@code reasoning.exclude}: thinking is used but not returned
      * @param jsonResponse     the GD-14 {@code json_response} tool was added for {@code response_format}
      */
-    AnthropicToChatResponse(String completionId, long created, String fallbackModel, boolean includeUsage,
+    MessagesResponseToChat(String completionId, long created, String fallbackModel, boolean includeUsage,
             boolean excludeReasoning, boolean jsonResponse) {
         this.completionId = completionId;
         this.created = created;
@@ -65,7 +64,7 @@ final class AnthropicToChatResponse implements ResponseTranslator {
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
         JsonNode root;
         try {
-            root = ChatToAnthropicRequest.JSON.readTree((InputStream) new ByteBufInputStream(upstreamBody.duplicate()));
+            root = ChatRequestToMessages.JSON.readTree((InputStream) new ByteBufInputStream(upstreamBody.duplicate()));
         } catch (IOException | RuntimeException e) {
             throw unreadable();
         }
@@ -91,94 +90,78 @@ final class AnthropicToChatResponse implements ResponseTranslator {
         String finish = StopReasons.toFinishReason(text(root.get("stop_reason")),
                 m.jsonInput != null && m.toolCalls.isEmpty());
 
-        ByteBuf buf = alloc.buffer(512 + upstreamBody.readableBytes());
-        boolean ok = false;
-        try (JsonGenerator g = ChatToAnthropicRequest.JSON.getFactory().createGenerator(
-                (OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeStringField("id", completionId);
-            g.writeStringField("object", "chat.completion");
-            g.writeNumberField("created", created);
-            g.writeStringField("model", model != null ? model : fallbackModel);
-            g.writeNullField("system_fingerprint");
-            g.writeArrayFieldStart("choices");
-            g.writeStartObject();
-            g.writeNumberField("index", 0);
-            g.writeObjectFieldStart("message");
-            g.writeStringField("role", "assistant");
-            if (m.jsonInput != null) {
-                g.writeStringField("content", ChatToAnthropicRequest.JSON.writeValueAsString(m.jsonInput));
-            } else if (m.text.length() == 0 && !m.toolCalls.isEmpty()) {
-                g.writeNullField("content");
-            } else {
-                g.writeStringField("content", m.text.toString());
-            }
-            g.writeNullField("refusal");
-            if (!m.toolCalls.isEmpty()) {
-                g.writeArrayFieldStart("tool_calls");
-                for (JsonNode call : m.toolCalls) {
-                    g.writeStartObject();
-                    String id = text(call.get("id"));
-                    g.writeStringField("id", id != null && !id.isEmpty() ? id : Ids.withPrefix("call_"));
-                    g.writeStringField("type", "function");
-                    g.writeObjectFieldStart("function");
-                    String name = text(call.get("name"));
-                    g.writeStringField("name", name != null ? name : "");
-                    JsonNode input = call.get("input");
-                    g.writeStringField("arguments", input == null || input.isNull() ? "{}"
-                            : ChatToAnthropicRequest.JSON.writeValueAsString(input));
-                    g.writeEndObject();
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-            }
-            if (!excludeReasoning && !m.reasoning.isEmpty()) {
-                g.writeStringField("reasoning", m.reasoningText.toString());
-                g.writeArrayFieldStart("reasoning_details");
-                int k = 0;
-                for (JsonNode block : m.reasoning) {
-                    g.writeStartObject();
-                    if ("thinking".equals(text(block.get("type")))) {
-                        g.writeStringField("type", "reasoning.text");
-                        String t = text(block.get("thinking"));
-                        g.writeStringField("text", t != null ? t : "");
-                        String sig = text(block.get("signature"));
-                        if (sig != null) {
-                            g.writeStringField("signature", sig);
-                        }
-                    } else {
-                        g.writeStringField("type", "reasoning.encrypted");
-                        String data = text(block.get("data"));
-                        g.writeStringField("data", data != null ? data : "");
-                    }
-                    g.writeNumberField("index", k++);
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-            }
-            g.writeEndObject();
-            g.writeNullField("logprobs");
-            g.writeStringField("finish_reason", finish);
-            g.writeEndObject();
-            g.writeEndArray();
-            g.writeFieldName("usage");
-            writeUsage(g, u, reasoningReported);
-            g.writeEndObject();
-            ok = true;
+        ByteBuf buf;
+        try {
+            buf = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), ChatRequestToMessages.JSON.getFactory(),
+                    g -> writeCompletion(g, m, u, reasoningReported, model, finish));
         } catch (IOException | RuntimeException e) {
             throw unreadable();
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
         }
         usage = u;
         return buf;
     }
 
+    private void writeCompletion(JsonGenerator g, Message m, Usage u, boolean reasoningReported, String model,
+            String finish) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("id", completionId);
+        g.writeStringField("object", "chat.completion");
+        g.writeNumberField("created", created);
+        g.writeStringField("model", model != null ? model : fallbackModel);
+        g.writeNullField("system_fingerprint");
+        g.writeArrayFieldStart("choices");
+        g.writeStartObject();
+        g.writeNumberField("index", 0);
+        g.writeObjectFieldStart("message");
+        g.writeStringField("role", "assistant");
+        if (m.jsonInput != null) {
+            g.writeStringField("content", ChatRequestToMessages.JSON.writeValueAsString(m.jsonInput));
+        } else if (m.text.length() == 0 && !m.toolCalls.isEmpty()) {
+            g.writeNullField("content");
+        } else {
+            g.writeStringField("content", m.text.toString());
+        }
+        g.writeNullField("refusal");
+        if (!m.toolCalls.isEmpty()) {
+            g.writeArrayFieldStart("tool_calls");
+            for (JsonNode call : m.toolCalls) {
+                String id = text(call.get("id"));
+                String name = text(call.get("name"));
+                g.writeStartObject();
+                JsonOut.toolCallFields(g, id != null && !id.isEmpty() ? id : Ids.withPrefix("call_"),
+                        name != null ? name : "", JsonOut.arguments(ChatRequestToMessages.JSON, call.get("input")));
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }
+        if (!excludeReasoning && !m.reasoning.isEmpty()) {
+            g.writeStringField("reasoning", m.reasoningText.toString());
+            g.writeArrayFieldStart("reasoning_details");
+            int k = 0;
+            for (JsonNode block : m.reasoning) {
+                if ("thinking".equals(text(block.get("type")))) {
+                    String t = text(block.get("thinking"));
+                    JsonOut.reasoningText(g, t != null ? t : "", text(block.get("signature")), k++);
+                } else {
+                    String data = text(block.get("data"));
+                    JsonOut.reasoningEncrypted(g, data != null ? data : "", k++);
+                }
+            }
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+        g.writeNullField("logprobs");
+        g.writeStringField("finish_reason", finish);
+        g.writeEndObject();
+        g.writeEndArray();
+        g.writeFieldName("usage");
+        writeUsage(g, u, reasoningReported);
+        g.writeEndObject();
+    }
+
     @Override
     public StreamTranslator newStream(ByteBufAllocator alloc) {
-        return new AnthropicToChatStream(alloc, completionId, created, fallbackModel, includeUsage, excludeReasoning,
+        return new MessagesStreamToChat(alloc, completionId, created, fallbackModel, includeUsage, excludeReasoning,
                 jsonResponse);
     }
 
@@ -225,10 +208,6 @@ final class AnthropicToChatResponse implements ResponseTranslator {
         return Math.max(0, TokenCount.of(n));
     }
 
-    private static String text(JsonNode n) {
-        return n != null && n.isTextual() ? n.textValue() : null;
-    }
-
     static TranslationException unreadable() {
         return new TranslationException(new GatewayError(ErrorKind.UPSTREAM_ERROR,
                 "The upstream provider returned a response the gateway could not read.", null, null));
@@ -257,11 +236,11 @@ final class AnthropicToChatResponse implements ResponseTranslator {
                         }
                     }
                     case "tool_use" -> {
-                        if (jsonResponse && ChatToAnthropicRequest.JSON_RESPONSE_TOOL.equals(text(block.get("name")))) {
+                        if (jsonResponse && ChatRequestToMessages.JSON_RESPONSE_TOOL.equals(text(block.get("name")))) {
                             if (m.jsonInput == null) {
                                 JsonNode input = block.get("input");
                                 m.jsonInput = input == null || input.isNull()
-                                        ? ChatToAnthropicRequest.JSON.createObjectNode() : input;
+                                        ? ChatRequestToMessages.JSON.createObjectNode() : input;
                             }
                         } else {
                             m.toolCalls.add(block);

@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
+import static io.modelgateway.codecs.translate.JsonFields.text;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamReadConstraints;
@@ -15,10 +16,8 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +25,7 @@ import java.util.List;
 /**
  * An Anthropic-style {@code /messages} request → the OpenAI chat-completions request for an OpenAI-style
  * upstream (API-CONTRACT 8.5, 5.11), and the translator of what that upstream answers
- * ({@link MessagesToChatResponse}, {@link ChatStreamToMessages}).
+ * ({@link ChatResponseToMessages}, {@link ChatStreamToMessages}).
  *
  * <p>The request is read as a tree (translation is not the pass-through hot path) and the upstream body is
  * written as compact JSON straight into a new buffer. The input buffer is borrowed and left untouched; the
@@ -34,7 +33,7 @@ import java.util.List;
  * dropped (GD-4); those that cannot be honoured (documents, server tools, {@code container},
  * {@code mcp_servers}, {@code context_management}) are a 400.
  */
-public final class MessagesToChatRequest {
+public final class MessagesRequestToChat {
     /** Big-decimal floats keep numbers (tool inputs, temperature) as the caller wrote them. */
     static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
                     .streamReadConstraints(StreamReadConstraints.builder()
@@ -48,7 +47,7 @@ public final class MessagesToChatRequest {
 
     private static final int MAX_STOP = 4;
 
-    private MessagesToChatRequest() {
+    private MessagesRequestToChat() {
     }
 
     /**
@@ -61,7 +60,7 @@ public final class MessagesToChatRequest {
      * @throws TranslationException a 400 for the caller ({@code invalid_request_error}, field path in the message)
      */
     public static TranslatedRequest translate(ByteBufAllocator alloc, ByteBuf messagesBody,
-            MessagesToChatOptions options) throws TranslationException {
+            MessagesRequestToChatOptions options) throws TranslationException {
         JsonNode root;
         try (InputStream in = new ByteBufInputStream(messagesBody.duplicate())) {
             root = MAPPER.readTree(in);
@@ -71,22 +70,16 @@ public final class MessagesToChatRequest {
         if (root == null || !root.isObject()) {
             throw invalid("The request body must be a JSON object.", null, "invalid_type");
         }
-        MessagesToChatTools tools = new MessagesToChatTools();
+        ChatToolNames tools = new ChatToolNames();
         boolean stream = bool(root, "stream");
-        ByteBuf out = alloc.buffer(Math.max(256, messagesBody.readableBytes() + 128));
-        boolean ok = false;
-        try (JsonGenerator g = MAPPER.createGenerator((OutputStream) new ByteBufOutputStream(out),
-                JsonEncoding.UTF8)) {
-            new Writer(root, options, tools, g).write(stream);
-            ok = true;
+        ByteBuf out;
+        try {
+            out = JsonOut.write(alloc, Math.max(256, messagesBody.readableBytes() + 128), MAPPER,
+                    g -> new Writer(root, options, tools, g).write(stream));
         } catch (IOException e) {
             throw new UncheckedIOException(e); // writing to a heap/direct buffer does not fail
-        } finally {
-            if (!ok) {
-                out.release();
-            }
         }
-        return new TranslatedRequest(out, stream, new MessagesToChatResponse(options.upstreamModel(), tools));
+        return new TranslatedRequest(out, stream, new ChatResponseToMessages(options.upstreamModel(), tools));
     }
 
     /** One input block with where it came from (for error messages): {@code idx < 0} = string content. */
@@ -99,11 +92,11 @@ public final class MessagesToChatRequest {
     /** Writes the chat body for one request; validation failures abort with a {@link TranslationException}. */
     private static final class Writer {
         private final JsonNode root;
-        private final MessagesToChatOptions options;
-        private final MessagesToChatTools tools;
+        private final MessagesRequestToChatOptions options;
+        private final ChatToolNames tools;
         private final JsonGenerator g;
 
-        Writer(JsonNode root, MessagesToChatOptions options, MessagesToChatTools tools, JsonGenerator g) {
+        Writer(JsonNode root, MessagesRequestToChatOptions options, ChatToolNames tools, JsonGenerator g) {
             this.root = root;
             this.options = options;
             this.tools = tools;
@@ -302,10 +295,7 @@ public final class MessagesToChatRequest {
                 g.writeArrayFieldStart("content");
                 for (Block b : rest) {
                     if ("text".equals(b.type())) {
-                        g.writeStartObject();
-                        g.writeStringField("type", "text");
-                        g.writeStringField("text", b.node().get("text").textValue());
-                        g.writeEndObject();
+                        JsonOut.textBlock(g, b.node().get("text").textValue());
                     } else {
                         writeImagePart(imageUrl(b.node(), b.path()));
                     }
@@ -431,14 +421,9 @@ public final class MessagesToChatRequest {
                 g.writeArrayFieldStart("tool_calls");
                 for (Block b : calls) {
                     g.writeStartObject();
-                    g.writeStringField("id", b.node().get("id").textValue());
-                    g.writeStringField("type", "function");
-                    g.writeObjectFieldStart("function");
-                    g.writeStringField("name", tools.upstreamName(b.node().get("name").textValue()));
-                    JsonNode input = b.node().get("input");
-                    g.writeStringField("arguments", input == null || input.isNull() ? "{}"
-                            : MAPPER.writeValueAsString(input));
-                    g.writeEndObject();
+                    JsonOut.toolCallFields(g, b.node().get("id").textValue(),
+                            tools.upstreamName(b.node().get("name").textValue()),
+                            JsonOut.arguments(MAPPER, b.node().get("input")));
                     g.writeEndObject();
                 }
                 g.writeEndArray();
@@ -447,20 +432,14 @@ public final class MessagesToChatRequest {
                 g.writeArrayFieldStart("reasoning_details");
                 for (int k = 0; k < thinking.size(); k++) {
                     JsonNode b = thinking.get(k).node();
-                    g.writeStartObject();
                     if ("thinking".equals(thinking.get(k).type())) {
-                        g.writeStringField("type", "reasoning.text");
-                        g.writeStringField("text", b.get("thinking").textValue());
                         String signature = text(b.get("signature"));
-                        if (signature != null && !signature.isEmpty()) { // 8.1: unsigned → a plain text entry
-                            g.writeStringField("signature", signature);
-                        }
+                        // 8.1: unsigned → a plain text entry
+                        JsonOut.reasoningText(g, b.get("thinking").textValue(),
+                                signature != null && !signature.isEmpty() ? signature : null, k);
                     } else {
-                        g.writeStringField("type", "reasoning.encrypted");
-                        g.writeStringField("data", b.get("data").textValue());
+                        JsonOut.reasoningEncrypted(g, b.get("data").textValue(), k);
                     }
-                    g.writeNumberField("index", k);
-                    g.writeEndObject();
                 }
                 g.writeEndArray();
             }
@@ -682,10 +661,6 @@ public final class MessagesToChatRequest {
             throw invalid(field + ": must be a boolean.", field, "invalid_type");
         }
         return v.booleanValue();
-    }
-
-    private static String text(JsonNode node) {
-        return node != null && node.isTextual() ? node.textValue() : null;
     }
 
     private static String requireText(JsonNode parent, String field, String path) throws TranslationException {

@@ -1,10 +1,10 @@
 package io.modelgateway.codecs.translate;
 
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.assertSameJson;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.buf;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.string;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.text;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.tree;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.assertSameJson;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.buf;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.string;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.text;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
@@ -25,9 +25,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** API-CONTRACT 8.2: chat request in, the exact Anthropic request out (golden files under c2a/request). */
-class ChatToAnthropicRequestTest {
-    private static final ChatToAnthropicOptions OPTIONS =
-            new ChatToAnthropicOptions("claude-sonnet-upstream-id", 0, false);
+class ChatRequestToMessagesTest {
+    private static final ChatRequestToMessagesOptions OPTIONS =
+            new ChatRequestToMessagesOptions("claude-sonnet-upstream-id", 0, false);
 
     @ParameterizedTest
     @ValueSource(strings = {"contract-example", "system-hoisting", "user-images", "merging-parallel-tools",
@@ -43,7 +43,7 @@ class ChatToAnthropicRequestTest {
         ByteBuf body = buf(text("request/contract-example.chat.json"));
         try {
             int before = body.readableBytes();
-            TranslatedRequest r = ChatToAnthropicRequest.translate(ByteBufAllocator.DEFAULT, body, OPTIONS);
+            TranslatedRequest r = ChatRequestToMessages.translate(ByteBufAllocator.DEFAULT, body, OPTIONS);
             string(r.body());
             assertThat(body.readerIndex()).isZero();
             assertThat(body.readableBytes()).isEqualTo(before);
@@ -61,7 +61,7 @@ class ChatToAnthropicRequestTest {
                 + "\"exclude\":true},\"response_format\":{\"type\":\"json_object\"}}", OPTIONS);
         r.body().release();
         assertThat(r.stream()).isTrue();
-        AnthropicToChatResponse answer = (AnthropicToChatResponse) r.response();
+        MessagesResponseToChat answer = (MessagesResponseToChat) r.response();
         assertThat(answer.includeUsage()).isTrue();
         assertThat(answer.excludeReasoning()).isTrue();
         assertThat(answer.jsonResponse()).isTrue();
@@ -73,7 +73,7 @@ class ChatToAnthropicRequestTest {
         TranslatedRequest r = request("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
                 + "\"stream\":true}", OPTIONS);
         r.body().release();
-        AnthropicToChatResponse answer = (AnthropicToChatResponse) r.response();
+        MessagesResponseToChat answer = (MessagesResponseToChat) r.response();
         assertThat(answer.includeUsage()).isFalse();
         assertThat(answer.excludeReasoning()).isFalse();
         assertThat(answer.jsonResponse()).isFalse();
@@ -82,7 +82,7 @@ class ChatToAnthropicRequestTest {
     @Test
     void translate_noTemperatureModel_dropsTemperatureSilently() throws Exception {
         JsonNode out = tree(translate("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
-                + "\"temperature\":0.3,\"top_p\":0.5}", new ChatToAnthropicOptions("up", 0, true)));
+                + "\"temperature\":0.3,\"top_p\":0.5}", new ChatRequestToMessagesOptions("up", 0, true)));
         assertThat(out.has("temperature")).isFalse();
         assertThat(out.get("top_p").asDouble()).isEqualTo(0.5);
         assertThat(out.get("model").asText()).isEqualTo("up");
@@ -98,17 +98,17 @@ class ChatToAnthropicRequestTest {
     @Test
     void translate_noMaxTokensAndSmallModelLimit_defaultsToTheModelLimit() throws Exception {
         JsonNode out = tree(translate("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
-                new ChatToAnthropicOptions("up", 2000, false)));
+                new ChatRequestToMessagesOptions("up", 2000, false)));
         assertThat(out.get("max_tokens").asInt()).isEqualTo(2000);
         out = tree(translate("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
-                new ChatToAnthropicOptions("up", 64000, false)));
+                new ChatRequestToMessagesOptions("up", 64000, false)));
         assertThat(out.get("max_tokens").asInt()).isEqualTo(4096);
     }
 
     @Test
     void translate_thinkingAboveTheModelLimit_capsMaxTokensAndShrinksTheBudget() throws Exception {
         JsonNode out = tree(translate("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
-                + "\"reasoning_effort\":\"max\"}", new ChatToAnthropicOptions("up", 8192, false)));
+                + "\"reasoning_effort\":\"max\"}", new ChatRequestToMessagesOptions("up", 8192, false)));
         assertThat(out.get("max_tokens").asInt()).isEqualTo(8192);
         assertThat(out.at("/thinking/budget_tokens").asInt()).isEqualTo(4096);
     }
@@ -116,7 +116,7 @@ class ChatToAnthropicRequestTest {
     @Test
     void translate_modelLimitTooSmallForThinking_omitsThinking() throws Exception {
         JsonNode out = tree(translate("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
-                + "\"reasoning_effort\":\"low\",\"temperature\":0.4}", new ChatToAnthropicOptions("up", 1024, false)));
+                + "\"reasoning_effort\":\"low\",\"temperature\":0.4}", new ChatRequestToMessagesOptions("up", 1024, false)));
         assertThat(out.has("thinking")).isFalse();
         assertThat(out.get("max_tokens").asInt()).isEqualTo(1024);
         assertThat(out.get("temperature").asDouble()).isEqualTo(0.4);
@@ -368,18 +368,18 @@ class ChatToAnthropicRequestTest {
                         + "\"function\":{\"name\":\"json_response\"}}]" + JSON_OBJECT + "}", "tools", "invalid_value"));
     }
 
-    private static TranslatedRequest request(String chat, ChatToAnthropicOptions options) throws TranslationException {
+    private static TranslatedRequest request(String chat, ChatRequestToMessagesOptions options) throws TranslationException {
         ByteBuf body = buf(chat);
         try {
-            return ChatToAnthropicRequest.translate(ByteBufAllocator.DEFAULT, body, options,
-                    ChatToAnthropicTranscripts.ID, ChatToAnthropicTranscripts.CREATED);
+            return ChatRequestToMessages.translate(ByteBufAllocator.DEFAULT, body, options,
+                    ChatCallerTranscripts.ID, ChatCallerTranscripts.CREATED);
         } finally {
             body.release();
         }
     }
 
     /** The translated body as a string (released). */
-    static String translate(String chat, ChatToAnthropicOptions options) throws TranslationException {
+    static String translate(String chat, ChatRequestToMessagesOptions options) throws TranslationException {
         return string(request(chat, options).body());
     }
 }

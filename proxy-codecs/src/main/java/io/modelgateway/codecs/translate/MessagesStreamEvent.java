@@ -1,5 +1,7 @@
 package io.modelgateway.codecs.translate;
 
+import static io.modelgateway.codecs.translate.JsonFields.string;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
@@ -15,10 +17,19 @@ import java.nio.charset.StandardCharsets;
  * other fields ignored), then the data's JSON with jackson-core's streaming parser, skipping everything
  * else without building a tree. Reused for every event of a stream (no allocation beyond the strings kept).
  */
-final class AnthropicToChatEvent {
+final class MessagesStreamEvent {
     private static final JsonFactory JSON = new JsonFactory();
     /** A count field that the event did not carry. */
     static final long ABSENT = -1;
+
+    /** The member readers, made once so that reading an event allocates nothing for them. */
+    private final JsonFields.Member topField = this::topField;
+    private final JsonFields.Member messageField = this::messageField;
+    private final JsonFields.Member blockField = this::blockField;
+    private final JsonFields.Member deltaField = this::deltaField;
+    private final JsonFields.Member usageField = this::usageField;
+    private final JsonFields.Member outputDetailsField = this::outputDetailsField;
+    private final JsonFields.Member errorField = this::errorField;
 
     private byte[] raw = new byte[512];
     private byte[] data = new byte[512];
@@ -130,120 +141,82 @@ final class AnthropicToChatEvent {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new JsonParseException(p, "event data is not a JSON object");
             }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken v = p.nextToken();
-                switch (name) {
-                    case "type" -> type = string(p, v);
-                    case "index" -> {
-                        if (v == JsonToken.VALUE_NUMBER_INT) {
-                            index = p.getIntValue();
-                            hasIndex = true;
-                        } else {
-                            p.skipChildren();
-                        }
-                    }
-                    case "message" -> message(p, v);
-                    case "content_block" -> contentBlock(p, v);
-                    case "delta" -> delta(p, v);
-                    case "usage" -> usage(p, v);
-                    case "error" -> error(p, v);
-                    default -> p.skipChildren();
-                }
-            }
+            JsonFields.members(p, topField);
             if (p.nextToken() != null) {
                 throw new JsonParseException(p, "trailing data after the event's JSON object");
             }
         }
     }
 
-    private void message(JsonParser p, JsonToken v) throws IOException {
-        if (v != JsonToken.START_OBJECT) {
-            p.skipChildren();
-            return;
-        }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            switch (name) {
-                case "model" -> messageModel = string(p, t);
-                case "usage" -> usage(p, t);
-                default -> p.skipChildren();
-            }
-        }
-    }
-
-    private void contentBlock(JsonParser p, JsonToken v) throws IOException {
-        if (v != JsonToken.START_OBJECT) {
-            p.skipChildren();
-            return;
-        }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            switch (name) {
-                case "type" -> blockType = string(p, t);
-                case "id" -> blockId = string(p, t);
-                case "name" -> blockName = string(p, t);
-                case "text" -> blockText = string(p, t);
-                case "thinking" -> blockThinking = string(p, t);
-                case "signature" -> blockSignature = string(p, t);
-                case "data" -> blockData = string(p, t);
-                default -> p.skipChildren(); // input ({}), citations, server-tool fields
-            }
-        }
-    }
-
-    private void delta(JsonParser p, JsonToken v) throws IOException {
-        if (v != JsonToken.START_OBJECT) {
-            p.skipChildren();
-            return;
-        }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            switch (name) {
-                case "type" -> deltaType = string(p, t);
-                case "text" -> deltaText = string(p, t);
-                case "partial_json" -> deltaPartialJson = string(p, t);
-                case "thinking" -> deltaThinking = string(p, t);
-                case "signature" -> deltaSignature = string(p, t);
-                case "stop_reason" -> deltaStopReason = string(p, t);
-                default -> p.skipChildren(); // stop_sequence, citation, …
-            }
-        }
-    }
-
-    private void usage(JsonParser p, JsonToken v) throws IOException {
-        if (v != JsonToken.START_OBJECT) {
-            p.skipChildren();
-            return;
-        }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            switch (name) {
-                case "input_tokens" -> inputTokens = count(p, t);
-                case "output_tokens" -> outputTokens = count(p, t);
-                case "cache_creation_input_tokens" -> cacheCreationTokens = count(p, t);
-                case "cache_read_input_tokens" -> cacheReadTokens = count(p, t);
-                case "output_tokens_details" -> {
-                    if (t == JsonToken.START_OBJECT) {
-                        while (p.nextToken() == JsonToken.FIELD_NAME) {
-                            String d = p.currentName();
-                            JsonToken dt = p.nextToken();
-                            if (d.equals("thinking_tokens")) {
-                                thinkingTokens = count(p, dt);
-                            } else {
-                                p.skipChildren();
-                            }
-                        }
-                    } else {
-                        p.skipChildren();
-                    }
+    private void topField(JsonParser p, String name, JsonToken v) throws IOException {
+        switch (name) {
+            case "type" -> type = string(p, v);
+            case "index" -> {
+                if (v == JsonToken.VALUE_NUMBER_INT) {
+                    index = p.getIntValue();
+                    hasIndex = true;
+                } else {
+                    p.skipChildren();
                 }
-                default -> p.skipChildren(); // cache_creation breakdown, server_tool_use, service_tier
             }
+            case "message" -> JsonFields.members(p, v, messageField);
+            case "content_block" -> JsonFields.members(p, v, blockField);
+            case "delta" -> JsonFields.members(p, v, deltaField);
+            case "usage" -> JsonFields.members(p, v, usageField);
+            case "error" -> error(p, v);
+            default -> p.skipChildren();
+        }
+    }
+
+    private void messageField(JsonParser p, String name, JsonToken t) throws IOException {
+        switch (name) {
+            case "model" -> messageModel = string(p, t);
+            case "usage" -> JsonFields.members(p, t, usageField);
+            default -> p.skipChildren();
+        }
+    }
+
+    private void blockField(JsonParser p, String name, JsonToken t) throws IOException {
+        switch (name) {
+            case "type" -> blockType = string(p, t);
+            case "id" -> blockId = string(p, t);
+            case "name" -> blockName = string(p, t);
+            case "text" -> blockText = string(p, t);
+            case "thinking" -> blockThinking = string(p, t);
+            case "signature" -> blockSignature = string(p, t);
+            case "data" -> blockData = string(p, t);
+            default -> p.skipChildren(); // input ({}), citations, server-tool fields
+        }
+    }
+
+    private void deltaField(JsonParser p, String name, JsonToken t) throws IOException {
+        switch (name) {
+            case "type" -> deltaType = string(p, t);
+            case "text" -> deltaText = string(p, t);
+            case "partial_json" -> deltaPartialJson = string(p, t);
+            case "thinking" -> deltaThinking = string(p, t);
+            case "signature" -> deltaSignature = string(p, t);
+            case "stop_reason" -> deltaStopReason = string(p, t);
+            default -> p.skipChildren(); // stop_sequence, citation, …
+        }
+    }
+
+    private void usageField(JsonParser p, String name, JsonToken t) throws IOException {
+        switch (name) {
+            case "input_tokens" -> inputTokens = count(p, t);
+            case "output_tokens" -> outputTokens = count(p, t);
+            case "cache_creation_input_tokens" -> cacheCreationTokens = count(p, t);
+            case "cache_read_input_tokens" -> cacheReadTokens = count(p, t);
+            case "output_tokens_details" -> JsonFields.members(p, t, outputDetailsField);
+            default -> p.skipChildren(); // cache_creation breakdown, server_tool_use, service_tier
+        }
+    }
+
+    private void outputDetailsField(JsonParser p, String name, JsonToken t) throws IOException {
+        if (name.equals("thinking_tokens")) {
+            thinkingTokens = count(p, t);
+        } else {
+            p.skipChildren();
         }
     }
 
@@ -252,28 +225,15 @@ final class AnthropicToChatEvent {
             errorMessage = p.getText();
             return;
         }
-        if (v != JsonToken.START_OBJECT) {
-            p.skipChildren();
-            return;
-        }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            switch (name) {
-                case "type" -> errorType = string(p, t);
-                case "message" -> errorMessage = string(p, t);
-                default -> p.skipChildren();
-            }
-        }
+        JsonFields.members(p, v, errorField);
     }
 
-    /** A string value; anything else is skipped and reads as absent. */
-    private static String string(JsonParser p, JsonToken t) throws IOException {
-        if (t == JsonToken.VALUE_STRING) {
-            return p.getText();
+    private void errorField(JsonParser p, String name, JsonToken t) throws IOException {
+        switch (name) {
+            case "type" -> errorType = string(p, t);
+            case "message" -> errorMessage = string(p, t);
+            default -> p.skipChildren();
         }
-        p.skipChildren();
-        return null;
     }
 
     /** A token count; anything but a count the gateway believes ({@link TokenCount}) reads as absent. */

@@ -7,5 +7,5 @@ package io.modelgateway.codecs.translate;
  * @param maxOutputTokens the model's output limit, 0 when unknown (GD-12 default: {@code min(4096, this)})
  * @param noTemperature   GD-19: the model takes no {@code temperature}; the chat endpoint drops it silently
  */
-public record ChatToAnthropicOptions(String upstreamModel, int maxOutputTokens, boolean noTemperature) {
+public record ChatRequestToMessagesOptions(String upstreamModel, int maxOutputTokens, boolean noTemperature) {
 }

@@ -1,9 +1,9 @@
 package io.modelgateway.codecs.translate;
 
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.bytes;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.stream;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.streamTranslator;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.text;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.bytes;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.stream;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.streamTranslator;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * character, inside a {@code data:} line and between a CR and its LF — the caller sees exactly the stream the
  * uncut bytes give. The translator sits behind the real SseEventScanner, as in the gateway.
  */
-class AnthropicToChatStreamCutTest {
+class MessagesStreamToChatCutTest {
 
     static Stream<String> transcripts() {
         return Stream.of("thinking-text-tool", "parallel-tools-cache", "json-response", "redacted-thinking",

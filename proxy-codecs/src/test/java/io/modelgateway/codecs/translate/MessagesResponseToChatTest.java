@@ -1,13 +1,13 @@
 package io.modelgateway.codecs.translate;
 
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.CREATED;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.FALLBACK_MODEL;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.ID;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.assertSameJson;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.buf;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.string;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.text;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.tree;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.CREATED;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.FALLBACK_MODEL;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.ID;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.assertSameJson;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.buf;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.string;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.text;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
@@ -28,13 +28,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** API-CONTRACT 8.3, 8.7, 8.8: an Anthropic message in, the exact chat completion out (golden files under c2a/response). */
-class AnthropicToChatResponseTest {
+class MessagesResponseToChatTest {
 
-    private static AnthropicToChatResponse translator(boolean exclude, boolean json) {
-        return new AnthropicToChatResponse(ID, CREATED, FALLBACK_MODEL, false, exclude, json);
+    private static MessagesResponseToChat translator(boolean exclude, boolean json) {
+        return new MessagesResponseToChat(ID, CREATED, FALLBACK_MODEL, false, exclude, json);
     }
 
-    private static String translate(AnthropicToChatResponse t, String anthropic) throws TranslationException {
+    private static String translate(MessagesResponseToChat t, String anthropic) throws TranslationException {
         ByteBuf body = buf(anthropic);
         try {
             ByteBuf out = t.translate(ByteBufAllocator.DEFAULT, body);
@@ -76,7 +76,7 @@ class AnthropicToChatResponseTest {
 
     @Test
     void translate_cacheTokens_followTheContractExample88() throws Exception {
-        AnthropicToChatResponse t = translator(false, false);
+        MessagesResponseToChat t = translator(false, false);
         JsonNode out = tree(translate(t, text("response/thinking-text-tool.anthropic.json")));
         assertThat(out.get("usage")).isEqualTo(tree("{\"prompt_tokens\":1436,\"completion_tokens\":96,"
                 + "\"total_tokens\":1532,\"prompt_tokens_details\":{\"cached_tokens\":1024,\"cache_write_tokens\":0}}"));
@@ -85,7 +85,7 @@ class AnthropicToChatResponseTest {
 
     @Test
     void usage_isThatOfTheLastTranslatedBody() throws Exception {
-        AnthropicToChatResponse t = translator(false, false);
+        MessagesResponseToChat t = translator(false, false);
         assertThat(t.usage()).isEqualTo(Usage.ZERO);
         translate(t, text("response/thinking-text-tool.anthropic.json"));
         translate(t, text("response/redacted-thinking-cache-write.anthropic.json"));
@@ -94,7 +94,7 @@ class AnthropicToChatResponseTest {
 
     @Test
     void translate_implausibleCounts_readAsAbsent_andTheAnswerIsStillTranslated() throws Exception {
-        AnthropicToChatResponse t = translator(false, false);
+        MessagesResponseToChat t = translator(false, false);
         JsonNode out = tree(translate(t, "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],"
                 + "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":99999999999999999999999,"
                 + "\"cache_creation_input_tokens\":7.0,\"cache_read_input_tokens\":-3,\"output_tokens\":1e18,"
@@ -183,8 +183,8 @@ class AnthropicToChatResponseTest {
         next.putArray("tools").addObject().put("type", "function").putObject("function").put("name", "get_weather");
         next.put("reasoning_effort", "medium");
 
-        JsonNode request = tree(ChatToAnthropicRequestTest.translate(next.toString(),
-                new ChatToAnthropicOptions("claude-up", 0, false)));
+        JsonNode request = tree(ChatRequestToMessagesTest.translate(next.toString(),
+                new ChatRequestToMessagesOptions("claude-up", 0, false)));
         assertThat(request.at("/messages/1")).isEqualTo(tree("{\"role\":\"assistant\",\"content\":["
                 + "{\"type\":\"thinking\",\"thinking\":\"User wants Oslo weather; call the tool.\","
                 + "\"signature\":\"EqQBCkYIBxgCKkD\"},"

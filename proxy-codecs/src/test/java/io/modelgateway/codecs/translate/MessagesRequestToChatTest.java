@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * API-CONTRACT 8.5 golden files: an Anthropic {@code /messages} request in, the exact chat request the
  * OpenAI-style upstream gets out (compared as JSON trees; the output must also be compact).
  */
-class MessagesToChatRequestTest {
+class MessagesRequestToChatTest {
     static final String DIR = "a2c/request/";
     static final String UPSTREAM_MODEL = "gpt-large-2026-08-01";
 
@@ -43,14 +43,14 @@ class MessagesToChatRequestTest {
     void translate_goldenRequest_givesExactUpstreamRequest(String in, String expected, boolean maxCompletion,
             boolean reasoningDetails) throws Exception {
         byte[] body = resource(DIR + in + ".messages.json");
-        JsonNode out = translate(body, new MessagesToChatOptions(UPSTREAM_MODEL, maxCompletion, reasoningDetails));
+        JsonNode out = translate(body, new MessagesRequestToChatOptions(UPSTREAM_MODEL, maxCompletion, reasoningDetails));
         assertThat(out).isEqualTo(tree(resource(DIR + expected + ".chat.json")));
     }
 
     @Test
     void translate_streamRequest_alwaysAsksForUsage() throws Exception {
         ByteBuf in = utf8("{\"max_tokens\":5,\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
-        TranslatedRequest r = MessagesToChatRequest.translate(ByteBufAllocator.DEFAULT, in, options());
+        TranslatedRequest r = MessagesRequestToChat.translate(ByteBufAllocator.DEFAULT, in, options());
         try {
             assertThat(r.stream()).isTrue();
             assertThat(r.body().toString(StandardCharsets.UTF_8)).isEqualTo("{\"model\":\"" + UPSTREAM_MODEL
@@ -162,7 +162,7 @@ class MessagesToChatRequestTest {
     })
     void translate_untranslatable_isInvalidRequestWithFieldPath(String what, String body, String param, String code) {
         TranslationException e = catchThrowableOfType(TranslationException.class,
-                () -> MessagesToChatRequest.translate(ByteBufAllocator.DEFAULT, utf8Released(body), options()));
+                () -> MessagesRequestToChat.translate(ByteBufAllocator.DEFAULT, utf8Released(body), options()));
         GatewayError error = e.error();
         assertThat(error.kind()).isEqualTo(ErrorKind.INVALID_REQUEST);
         assertThat(error.kind().anthropicType()).isEqualTo("invalid_request_error");
@@ -177,14 +177,14 @@ class MessagesToChatRequestTest {
     @ValueSource(strings = {"[]", "\"text\"", ""})
     void translate_bodyNotAnObject_isInvalidRequest(String body) {
         TranslationException e = catchThrowableOfType(TranslationException.class,
-                () -> MessagesToChatRequest.translate(ByteBufAllocator.DEFAULT, utf8Released(body), options()));
+                () -> MessagesRequestToChat.translate(ByteBufAllocator.DEFAULT, utf8Released(body), options()));
         assertThat(e.error().kind()).isEqualTo(ErrorKind.INVALID_REQUEST);
     }
 
     // ---- helpers ---------------------------------------------------------------------------------------------
 
-    private static MessagesToChatOptions options() {
-        return new MessagesToChatOptions(UPSTREAM_MODEL, false, false);
+    private static MessagesRequestToChatOptions options() {
+        return new MessagesRequestToChatOptions(UPSTREAM_MODEL, false, false);
     }
 
     private static JsonNode translate(String body) throws Exception {
@@ -192,15 +192,15 @@ class MessagesToChatRequestTest {
     }
 
     /** Translates and checks the output is compact JSON; every buffer is released. */
-    static JsonNode translate(byte[] body, MessagesToChatOptions options) throws Exception {
+    static JsonNode translate(byte[] body, MessagesRequestToChatOptions options) throws Exception {
         ByteBuf in = ByteBufAllocator.DEFAULT.directBuffer(body.length).writeBytes(body);
         try {
-            TranslatedRequest r = MessagesToChatRequest.translate(ByteBufAllocator.DEFAULT, in, options);
+            TranslatedRequest r = MessagesRequestToChat.translate(ByteBufAllocator.DEFAULT, in, options);
             try {
                 String text = r.body().toString(StandardCharsets.UTF_8);
                 JsonNode tree = tree(text);
-                assertThat(text).as("compact JSON").isEqualTo(new String(MessagesToChatRequest.MAPPER.writeValueAsBytes(tree), StandardCharsets.UTF_8));
-                assertThat(r.response()).isInstanceOf(MessagesToChatResponse.class);
+                assertThat(text).as("compact JSON").isEqualTo(new String(MessagesRequestToChat.MAPPER.writeValueAsBytes(tree), StandardCharsets.UTF_8));
+                assertThat(r.response()).isInstanceOf(ChatResponseToMessages.class);
                 return tree;
             } finally {
                 r.body().release();
@@ -222,7 +222,7 @@ class MessagesToChatRequestTest {
 
     static JsonNode tree(String json) {
         try {
-            return MessagesToChatRequest.MAPPER.readTree(json);
+            return MessagesRequestToChat.MAPPER.readTree(json);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -233,7 +233,7 @@ class MessagesToChatRequestTest {
     }
 
     static byte[] resource(String name) {
-        try (InputStream in = MessagesToChatRequestTest.class.getResourceAsStream(name)) {
+        try (InputStream in = MessagesRequestToChatTest.class.getResourceAsStream(name)) {
             assertThat(in).as(name).isNotNull();
             return in.readAllBytes();
         } catch (IOException e) {

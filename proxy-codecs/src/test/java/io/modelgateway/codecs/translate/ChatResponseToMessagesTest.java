@@ -1,7 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import static io.modelgateway.codecs.translate.MessagesToChatRequestTest.resource;
-import static io.modelgateway.codecs.translate.MessagesToChatRequestTest.tree;
+import static io.modelgateway.codecs.translate.MessagesRequestToChatTest.resource;
+import static io.modelgateway.codecs.translate.MessagesRequestToChatTest.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * API-CONTRACT 8.6–8.8 golden files: a chat completion from the OpenAI-style upstream in, the Anthropic
  * message the caller sees out. Generated ids are compared as {@code msg_ID} / {@code toolu_ID}.
  */
-class MessagesToChatResponseTest {
+class ChatResponseToMessagesTest {
     private static final String DIR = "a2c/response/";
     private static final Pattern MSG_ID = Pattern.compile("msg_[0-9A-Za-z]{24}(?![0-9A-Za-z_-])");
     private static final Pattern TOOLU_ID = Pattern.compile("toolu_[0-9A-Za-z]{24}(?![0-9A-Za-z_-])");
@@ -30,7 +30,7 @@ class MessagesToChatResponseTest {
             "empty-no-usage"})
     void translate_goldenResponse_givesExactMessage(String name) throws Exception {
         String out = translate(responseTranslator(), resource(DIR + name + ".chat.json"));
-        assertThat(out).as("compact").isEqualTo(new String(MessagesToChatRequest.MAPPER.writeValueAsBytes(tree(out)), StandardCharsets.UTF_8));
+        assertThat(out).as("compact").isEqualTo(new String(MessagesRequestToChat.MAPPER.writeValueAsBytes(tree(out)), StandardCharsets.UTF_8));
         assertThat(tree(normaliseIds(out))).isEqualTo(tree(resource(DIR + name + ".messages.json")));
     }
 
@@ -96,7 +96,7 @@ class MessagesToChatResponseTest {
     void translate_modelMissing_usesTheUpstreamModelName() throws Exception {
         String out = translate(responseTranslator(), ("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
                 + "\"content\":\"x\"},\"finish_reason\":\"stop\"}]}").getBytes(StandardCharsets.UTF_8));
-        assertThat(tree(out).get("model").textValue()).isEqualTo(MessagesToChatRequestTest.UPSTREAM_MODEL);
+        assertThat(tree(out).get("model").textValue()).isEqualTo(MessagesRequestToChatTest.UPSTREAM_MODEL);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -129,9 +129,9 @@ class MessagesToChatResponseTest {
 
     /** The answer translator of the long-tool-names request, so shortened names can be restored (GD-22). */
     static ResponseTranslator responseTranslator() throws TranslationException {
-        byte[] request = resource(MessagesToChatRequestTest.DIR + "long-tool-names.messages.json");
-        TranslatedRequest r = MessagesToChatRequest.translate(ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(request),
-                new MessagesToChatOptions(MessagesToChatRequestTest.UPSTREAM_MODEL, false, false));
+        byte[] request = resource(MessagesRequestToChatTest.DIR + "long-tool-names.messages.json");
+        TranslatedRequest r = MessagesRequestToChat.translate(ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(request),
+                new MessagesRequestToChatOptions(MessagesRequestToChatTest.UPSTREAM_MODEL, false, false));
         r.body().release();
         return r.response();
     }

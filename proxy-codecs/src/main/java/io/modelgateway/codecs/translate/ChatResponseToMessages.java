@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonEncoding;
+import static io.modelgateway.codecs.translate.JsonFields.text;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
@@ -10,26 +11,24 @@ import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 
 /**
  * The answer side of a messages request served by an OpenAI-style upstream: a chat completion → an Anthropic
  * message (API-CONTRACT 8.6–8.8), or, for streams, a {@link ChatStreamToMessages} per stream. Made by
- * {@link MessagesToChatRequest}, which fills the tool-name table it restores names from (GD-22).
+ * {@link MessagesRequestToChat}, which fills the tool-name table it restores names from (GD-22).
  *
  * <p>{@link #translate} borrows the upstream body (not released, reader index unchanged) and returns a new
  * buffer owned by the caller. One instance per exchange, confined to its event loop.
  */
-final class MessagesToChatResponse implements ResponseTranslator {
+final class ChatResponseToMessages implements ResponseTranslator {
     private final String upstreamModel;
-    private final MessagesToChatTools tools;
+    private final ChatToolNames tools;
     private Usage usage = Usage.ZERO;
 
-    MessagesToChatResponse(String upstreamModel, MessagesToChatTools tools) {
+    ChatResponseToMessages(String upstreamModel, ChatToolNames tools) {
         this.upstreamModel = upstreamModel;
         this.tools = tools;
     }
@@ -38,7 +37,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
         JsonNode root;
         try (InputStream in = new ByteBufInputStream(upstreamBody.duplicate())) {
-            root = MessagesToChatRequest.MAPPER.readTree(in);
+            root = MessagesRequestToChat.MAPPER.readTree(in);
         } catch (IOException e) {
             throw upstream("The upstream provider returned a response the gateway could not read.");
         }
@@ -64,39 +63,36 @@ final class MessagesToChatResponse implements ResponseTranslator {
         String stopReason = refused ? "refusal" : StopReasons.toStopReason(finishReason);
         String model = text(root.get("model"));
 
-        ByteBuf out = alloc.buffer(Math.max(256, upstreamBody.readableBytes() + 128));
-        boolean ok = false;
-        try (JsonGenerator g = MessagesToChatRequest.MAPPER.createGenerator((OutputStream) new ByteBufOutputStream(out),
-                JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeStringField("id", Ids.withPrefix("msg_"));
-            g.writeStringField("type", "message");
-            g.writeStringField("role", "assistant");
-            g.writeStringField("model", model != null ? model : upstreamModel);
-            g.writeArrayFieldStart("content");
-            writeThinking(g, message);
-            String content = contentText(message.get("content"));
-            if (!content.isEmpty()) {
-                writeText(g, content);
-            }
-            if (refused) {
-                writeText(g, refusal);
-            }
-            writeToolUses(g, message.get("tool_calls"));
-            g.writeEndArray();
-            g.writeStringField("stop_reason", stopReason);
-            g.writeNullField("stop_sequence"); // not knowable from a chat completion (8.7)
-            writeUsage(g, usage);
-            g.writeEndObject();
-            ok = true;
+        try {
+            return JsonOut.write(alloc, Math.max(256, upstreamBody.readableBytes() + 128), MessagesRequestToChat.MAPPER,
+                    g -> writeMessage(g, message, model, refused, refusal, stopReason));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            if (!ok) {
-                out.release();
-            }
         }
-        return out;
+    }
+
+    private void writeMessage(JsonGenerator g, JsonNode message, String model, boolean refused, String refusal,
+            String stopReason) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("id", Ids.withPrefix("msg_"));
+        g.writeStringField("type", "message");
+        g.writeStringField("role", "assistant");
+        g.writeStringField("model", model != null ? model : upstreamModel);
+        g.writeArrayFieldStart("content");
+        writeThinking(g, message);
+        String content = contentText(message.get("content"));
+        if (!content.isEmpty()) {
+            JsonOut.textBlock(g, content);
+        }
+        if (refused) {
+            JsonOut.textBlock(g, refusal);
+        }
+        writeToolUses(g, message.get("tool_calls"));
+        g.writeEndArray();
+        g.writeStringField("stop_reason", stopReason);
+        g.writeNullField("stop_sequence"); // not knowable from a chat completion (8.7)
+        writeUsage(g, usage);
+        g.writeEndObject();
     }
 
     @Override
@@ -117,7 +113,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
     private static void writeThinking(JsonGenerator g, JsonNode message) throws IOException {
         JsonNode details = message.get("reasoning_details");
         if (details == null || !details.isArray()) {
-            details = MessagesToChatRequest.MAPPER.createArrayNode();
+            details = MessagesRequestToChat.MAPPER.createArrayNode();
         }
         boolean textInDetails = false;
         String firstSignature = null;
@@ -135,7 +131,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
                 plain = text(message.get("reasoning_content"));
             }
             if (plain != null && !plain.isEmpty() || firstSignature != null) {
-                writeThinkingBlock(g, plain == null ? "" : plain, firstSignature == null ? "" : firstSignature);
+                JsonOut.thinkingBlock(g, plain == null ? "" : plain, firstSignature == null ? "" : firstSignature);
             }
         }
         for (JsonNode d : details) {
@@ -143,15 +139,12 @@ final class MessagesToChatResponse implements ResponseTranslator {
                 if (textInDetails) {
                     String thinking = detailText(d);
                     String signature = text(d.get("signature"));
-                    writeThinkingBlock(g, thinking == null ? "" : thinking, signature == null ? "" : signature);
+                    JsonOut.thinkingBlock(g, thinking == null ? "" : thinking, signature == null ? "" : signature);
                 }
             } else if ("reasoning.encrypted".equals(text(d.get("type")))) {
                 String data = text(d.get("data"));
                 if (data != null && !data.isEmpty()) {
-                    g.writeStartObject();
-                    g.writeStringField("type", "redacted_thinking");
-                    g.writeStringField("data", data);
-                    g.writeEndObject();
+                    JsonOut.redactedThinkingBlock(g, data);
                 }
             }
         }
@@ -171,21 +164,6 @@ final class MessagesToChatResponse implements ResponseTranslator {
         return "reasoning.summary".equals(type) ? text(d.get("summary")) : null;
     }
 
-    private static void writeThinkingBlock(JsonGenerator g, String thinking, String signature) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("type", "thinking");
-        g.writeStringField("thinking", thinking);
-        g.writeStringField("signature", signature);
-        g.writeEndObject();
-    }
-
-    private static void writeText(JsonGenerator g, String text) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("type", "text");
-        g.writeStringField("text", text);
-        g.writeEndObject();
-    }
-
     private void writeToolUses(JsonGenerator g, JsonNode calls) throws IOException {
         if (calls == null || !calls.isArray()) {
             return;
@@ -194,7 +172,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
             JsonNode function = call.path("function");
             g.writeStartObject();
             g.writeStringField("type", "tool_use");
-            g.writeStringField("id", MessagesToChatTools.toolUseId(text(call.get("id"))));
+            g.writeStringField("id", ChatToolNames.toolUseId(text(call.get("id"))));
             g.writeStringField("name", tools.callerName(text(function.get("name"))));
             g.writeFieldName("input");
             writeInput(g, function.get("arguments"));
@@ -216,7 +194,7 @@ final class MessagesToChatResponse implements ResponseTranslator {
         }
         JsonNode parsed = null;
         try {
-            parsed = MessagesToChatRequest.MAPPER.readTree(raw);
+            parsed = MessagesRequestToChat.MAPPER.readTree(raw);
         } catch (IOException e) {
             // not JSON: kept raw below
         }
@@ -288,9 +266,5 @@ final class MessagesToChatResponse implements ResponseTranslator {
 
     private static TranslationException upstream(String message) {
         return new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR, message));
-    }
-
-    private static String text(JsonNode node) {
-        return node != null && node.isTextual() ? node.textValue() : null;
     }
 }

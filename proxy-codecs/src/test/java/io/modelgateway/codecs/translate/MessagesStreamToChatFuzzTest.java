@@ -1,7 +1,7 @@
 package io.modelgateway.codecs.translate;
 
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.stream;
-import static io.modelgateway.codecs.translate.ChatToAnthropicTranscripts.streamTranslator;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.stream;
+import static io.modelgateway.codecs.translate.ChatCallerTranscripts.streamTranslator;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 
@@ -13,7 +13,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * json_response, the second the cut. Regression mode (the default, used in CI) replays the seeds in
  * src/test/resources; {@code JAZZER_FUZZ=1} fuzzes.
  */
-class AnthropicToChatStreamFuzzTest {
+class MessagesStreamToChatFuzzTest {
     @FuzzTest(maxDuration = "30s")
     void translate_anyBytesAnyCut_wellFormedChatEvents(byte[] data) {
         int flags = data.length == 0 ? 0 : data[0];
