@@ -70,7 +70,6 @@ public final class Main {
             return;
         }
         GatewayServer server = GatewayServer.start(cfg);
-        System.out.println("gateway listening on http://" + server.hostPort() + " (config " + file + ")");
         // Started after the bind, so the file it fingerprints is the one the running config came from.
         // The same --listen override applies to every reload, as it did at start.
         ConfigReloader reloader = new ConfigReloader(file, System.getenv(), listen, cfg, server.context()::swap);
@@ -82,6 +81,8 @@ public final class Main {
             stopped.countDown();
         }, "gateway-shutdown"));
         exitZeroOnSigterm();
+        // Last: whoever waits for this line may send SIGHUP or SIGTERM at once, and both are handled by now.
+        System.out.println("gateway listening on http://" + server.hostPort() + " (config " + file + ")");
         stopped.await();
     }
 

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.BeforeAll;
@@ -166,6 +167,7 @@ class ReleasePackageIT {
                     "  tls:\n    type: openai\n    base_url: https://127.0.0.1:" + upstream.getAddress().getPort()
                             + "/v1\n    api_key: ${UPSTREAM_KEY:-sk-upstream}\n",
                     "  tls-chat:\n    deployments: [{provider: tls, model: upstream-model}]\n"));
+            gw.awaitReady();
             Run hup = run(Duration.ofSeconds(10), Map.of(), "kill", "-HUP", Long.toString(gw.process.pid()));
             assertThat(hup.status).isZero();
 
@@ -194,7 +196,8 @@ class ReleasePackageIT {
         // the unpacked release stands in for the installed one. systemd-analyze reads unit files without a
         // running systemd; scripts/package installed it when it was missing.
         String unit = Files.readString(release.resolve("systemd/model-gateway.service"));
-        assertThat(unit).contains("ExecStart=/opt/model-gateway/bin/model-gateway --config /etc/model-gateway/gateway.yaml");
+        assertThat(unit).contains(
+                "ExecStart=/opt/model-gateway/bin/model-gateway --config /etc/model-gateway/gateway.yaml");
         Path copy = Files.createDirectories(tmp.resolve("unit")).resolve("model-gateway.service");
         Files.writeString(copy, unit.replace("/opt/model-gateway", release.toString()));
 
@@ -212,6 +215,7 @@ class ReleasePackageIT {
     // ---- the gateway as the launcher runs it ----------------------------------------------------------------
 
     private static final class Gateway {
+        static final Pattern READY = Pattern.compile("(?m)^gateway listening on http://");
         final Process process;
         final StringBuffer log = new StringBuffer();
 
@@ -264,9 +268,23 @@ class ReleasePackageIT {
 
         /** SIGTERM, then the exit status. */
         int stop() throws InterruptedException {
+            awaitReady();
             process.destroy();
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("stopped within 60 s:\n%s", output()).isTrue();
             return process.exitValue();
+        }
+
+        /**
+         * Until the gateway printed the line that says its signal handlers are in place (it answers a little
+         * before), 60 s at most.
+         */
+        void awaitReady() throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!READY.matcher(log).find()) {
+                assertThat(process.isAlive()).as("the gateway exited:\n%s", output()).isTrue();
+                assertThat(System.nanoTime()).as("not ready within 60 s:\n%s", output()).isLessThan(deadline);
+                Thread.sleep(10);
+            }
         }
 
         void kill() {
