@@ -20,8 +20,39 @@ java_cmd() {
 # the option.
 unsafe_opt() {
   local major
-  major=$("$1" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/')
+  major=$(java_major "$1")
   if [ -n "$major" ] && [ "$major" -ge 24 ] 2>/dev/null; then echo "--sun-misc-unsafe-memory-access=allow"; fi
+}
+
+# java_major JAVA: the feature release of that java command (17, 25).
+java_major() {
+  "$1" -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/'
+}
+
+# apt_install PACKAGE...: installs Debian packages (root only; the package lists are fetched when there are
+# none, and once more when an install fails on stale ones).
+apt_install() {
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "$script_name: need $*: run as root, or install them: apt-get install -y $*" >&2
+    return 1
+  fi
+  echo "$script_name: installing $* ..." >&2
+  apt_lists
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2 \
+    || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2; }
+}
+
+# apt_lists: fetches the package lists when there are none (a fresh machine), as root.
+apt_lists() {
+  if [ "$(id -u)" -eq 0 ] && [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -print -quit 2>/dev/null)" ]; then
+    apt-get update -q >&2
+  fi
+}
+
+# ensure_systemd_analyze: systemd-analyze (Debian's systemd package) for checking unit files; it runs without
+# systemd being PID 1.
+ensure_systemd_analyze() {
+  command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
 }
 
 # The load generator and the benchmarks live in proxy-bench's shaded jar (it holds proxy-core too).

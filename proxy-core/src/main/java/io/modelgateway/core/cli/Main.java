@@ -70,7 +70,6 @@ public final class Main {
             return;
         }
         GatewayServer server = GatewayServer.start(cfg);
-        System.out.println("gateway listening on http://" + server.hostPort() + " (config " + file + ")");
         // Started after the bind, so the file it fingerprints is the one the running config came from.
         // The same --listen override applies to every reload, as it did at start.
         ConfigReloader reloader = new ConfigReloader(file, System.getenv(), listen, cfg, server.context()::swap);
@@ -81,7 +80,33 @@ public final class Main {
             server.close();
             stopped.countDown();
         }, "gateway-shutdown"));
+        exitZeroOnSigterm();
+        // Last: whoever waits for this line may send SIGHUP or SIGTERM at once, and both are handled by now.
+        System.out.println("gateway listening on http://" + server.hostPort() + " (config " + file + ")");
         stopped.await();
+    }
+
+    /**
+     * Makes SIGTERM end the process with status 0 instead of the JVM's 143 (128 + 15): it is how a service
+     * manager stops a healthy gateway, and systemd counts 143 as a failure. {@code System.exit} runs the
+     * shutdown hook above, so the stop drains exactly as before. Where the handler cannot be installed (a JVM
+     * run with {@code -Xrs}, a runtime without {@code jdk.unsupported}) the JVM's own handling stays.
+     */
+    private static void exitZeroOnSigterm() {
+        try {
+            Term.install();
+        } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
+            System.err.println("gateway: SIGTERM will exit with status 143 (" + e + ")");
+        }
+    }
+
+    /** The only use of {@code sun.misc.Signal} here, in its own class so that its absence is a catchable error. */
+    private static final class Term {
+        static void install() {
+            // Runs on the JVM's signal thread, which may block in exit while the hooks drain, as the JVM's own
+            // handler does.
+            sun.misc.Signal.handle(new sun.misc.Signal("TERM"), signal -> System.exit(0));
+        }
     }
 
     private static String value(String[] args, int i, String flag) {
