@@ -16,6 +16,11 @@ import java.io.IOException;
  * and validation need: the model (with its byte offsets, so it can be spliced), stream flags and
  * limits. Everything else is skipped token by token, never built into a tree (DESIGN rule 2).
  *
+ * <p>A name repeated in an object the peek reads — the top level, {@code messages[i]}, {@code stream_options},
+ * {@code thinking} — is a 400 ({@link DuplicateKeys}): the gateway would act on one value and an upstream might
+ * act on the other. Every top-level name counts, also those the gateway ignores: the upstream reads them all.
+ * Objects the peek skips are passed on as bytes and never interpreted here, so they are left alone.
+ *
  * <p>The result is a plain value: the peek neither retains nor releases the body.
  */
 public final class RequestPeek {
@@ -68,6 +73,9 @@ public final class RequestPeek {
     // ---- parse state ----
     private JsonParser parser;
     private ByteBuf body;
+    private final DuplicateKeys.Names topNames = new DuplicateKeys.Names();
+    /** Names of the nested object being read (one at a time); made when first needed. */
+    private DuplicateKeys.Names innerNames;
 
     private RequestPeek() {
     }
@@ -347,6 +355,10 @@ public final class RequestPeek {
     private void readTopLevel(FieldReader reader) throws IOException {
         while (next() == JsonToken.FIELD_NAME && error == null) {
             String name = parser.currentName();
+            if (!topNames.add(name)) {
+                fail(DuplicateKeys.error(name));
+                return;
+            }
             memberStart = stringTokenStart();
             JsonToken v = next();
             if (v != JsonToken.VALUE_NULL) { // an optional field sent as null is absent (1.3)
@@ -384,8 +396,13 @@ public final class RequestPeek {
                 return;
             }
             String role = null;
+            DuplicateKeys.Names names = innerNames();
             while (next() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
+                if (!names.add(field)) {
+                    fail(DuplicateKeys.error(path + "." + field));
+                    return;
+                }
                 JsonToken fv = next();
                 if (field.equals("role") && fv == JsonToken.VALUE_STRING) {
                     role = parser.getText();
@@ -434,9 +451,14 @@ public final class RequestPeek {
         }
         hasStreamOptions = true;
         streamOptionsInner = (int) parser.currentLocation().getByteOffset();
+        DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
             streamOptionsMembers++;
             String field = parser.currentName();
+            if (!names.add(field)) {
+                fail(DuplicateKeys.error("stream_options." + field));
+                return;
+            }
             JsonToken fv = next();
             if (field.equals("include_usage") && (fv == JsonToken.VALUE_NULL || fv == JsonToken.VALUE_FALSE)) {
                 includeUsageStart = (int) parser.currentTokenLocation().getByteOffset();
@@ -499,8 +521,13 @@ public final class RequestPeek {
             return;
         }
         String type = null;
+        DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
+            if (!names.add(field)) {
+                fail(DuplicateKeys.error("thinking." + field));
+                return;
+            }
             JsonToken fv = next();
             if (field.equals("type") && fv == JsonToken.VALUE_STRING) {
                 type = parser.getText();
@@ -664,8 +691,17 @@ public final class RequestPeek {
 
     /** Next token. */
     private JsonToken next() throws IOException {
-        JsonToken t;
         return parser.nextToken();
+    }
+
+    /** The names of a nested object about to be read, emptied (such objects are read one at a time). */
+    private DuplicateKeys.Names innerNames() {
+        if (innerNames == null) {
+            innerNames = new DuplicateKeys.Names();
+        } else {
+            innerNames.clear();
+        }
+        return innerNames;
     }
 
     /** Skips the value whose first token is {@code v}. */
