@@ -132,17 +132,21 @@ public final class DuplicateKeys {
      * the few names of a request's top level or of a message: a 64-bit mask of name hashes answers "certainly new"
      * for most names with one bit test; a set bit is confirmed against the names so far, compared by hash first.
      * Past {@link #LINEAR_MAX} names (an unusually wide object) it moves to a hash set, so a hostile body of
-     * thousands of names costs linear time, not quadratic. Reused for consecutive objects with {@link #clear}.
+     * thousands of names costs linear time, not quadratic. Reused for consecutive objects, and by the peek for
+     * consecutive requests on one thread, with {@link #clear}: the arrays are made once.
      */
     static final class Names {
         static final int LINEAR_MAX = 32;
-        private String[] names = new String[8];
-        private int[] hashes = new int[8];
+        private final String[] names = new String[LINEAR_MAX];
+        private final int[] hashes = new int[LINEAR_MAX];
         private int size;
         private long mask;
         private HashSet<String> many;
 
         void clear() {
+            if (size > 0) {
+                java.util.Arrays.fill(names, 0, size, null); // keep no caller's strings alive between requests
+            }
             size = 0;
             mask = 0;
             many = null;
@@ -169,10 +173,6 @@ public final class DuplicateKeys {
                     many.add(names[i]);
                 }
                 return many.add(name);
-            }
-            if (size == names.length) {
-                names = java.util.Arrays.copyOf(names, size * 2);
-                hashes = java.util.Arrays.copyOf(hashes, size * 2);
             }
             names[size] = name;
             hashes[size] = h;
