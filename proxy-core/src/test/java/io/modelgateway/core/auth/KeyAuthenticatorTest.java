@@ -72,6 +72,39 @@ class KeyAuthenticatorTest {
     }
 
     @Test
+    void twoAuthorizationHeadersWithDifferentKeys_is401_notTheFirstOneWinning() {
+        GatewayRequest req = request(Endpoint.CHAT_COMPLETIONS);
+        req.headers().add("authorization", "Bearer " + TestGateway.KEY).add("authorization", "Bearer sk-limited");
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(401);
+        assertThat(Embedded.body(r)).contains("two Authorization headers carry different keys")
+                .doesNotContain("sk-limited").doesNotContain(TestGateway.KEY);
+        assertThat(req.refCnt()).isZero();
+    }
+
+    @Test
+    void twoXApiKeyHeadersWithDifferentKeys_is401() {
+        GatewayRequest req = request(Endpoint.MESSAGES);
+        req.headers().add("x-api-key", "sk-limited").add("X-Api-Key", TestGateway.KEY);
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(401);
+        assertThat(Embedded.body(r)).contains("authentication_error").contains("two x-api-key headers");
+    }
+
+    @Test
+    void sameKeyRepeatedInEveryHeader_passes() {
+        GatewayRequest req = request(Endpoint.CHAT_COMPLETIONS);
+        req.headers().add("authorization", "Bearer " + TestGateway.KEY).add("authorization", "Bearer " + TestGateway.KEY)
+                .add("x-api-key", TestGateway.KEY).add("x-api-key", "");
+        ch.writeInbound(req);
+        GatewayRequest r = ch.readInbound();
+        assertThat(r.key().name()).isEqualTo("test");
+        r.release();
+    }
+
+    @Test
     void unknownKey_is401WithoutEchoingIt() {
         ch.writeInbound(request(Endpoint.CHAT_COMPLETIONS, "authorization", "Bearer sk-unknown-123"));
         FullHttpResponse r = ch.readOutbound();
