@@ -58,7 +58,7 @@ public final class ConfigLoader {
     private static final List<String> ADMIN_FIELDS = List.of("listen");
     private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
     private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
-            "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms");
+            "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms", "max_connections_per_client");
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
             "timeouts");
@@ -297,7 +297,8 @@ public final class ConfigLoader {
                 (int) s.integer("max_concurrent_requests", d.maxConcurrentExchanges(), 0, 1_000_000),
                 s.integer("request_timeout_ms", d.requestTimeoutMs(), 100, 3_600_000),
                 s.integer("idle_timeout_ms", d.idleTimeoutMs(), 100, 86_400_000),
-                s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000));
+                s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000),
+                (int) s.integer("max_connections_per_client", d.maxConnectionsPerClient(), 0, 1_000_000));
     }
 
     // ---- limits

@@ -59,8 +59,13 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     /** Builds the pipeline of one client connection (public so tests can build it on an EmbeddedChannel). */
     public void init(Channel ch) {
         ServerConfig server = gateway.config().server();
-        if (server.maxConnections() > 0 && gateway.connections().size() >= server.maxConnections()) {
-            refuse(ch);
+        int cap = gateway.connectionCaps().maxConnections(server);
+        if (cap > 0 && gateway.connections().size() >= cap) {
+            refuse(ch, "The gateway is at its connection limit; retry shortly.");
+            return;
+        }
+        if (!gateway.connectionCaps().admitFromClient(ch, server.maxConnectionsPerClient())) {
+            refuse(ch, "Too many connections from your address; reuse or close some, then retry.");
             return;
         }
         gateway.connections().add(ch); // removed by the group when the channel closes
@@ -70,11 +75,11 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     }
 
     /**
-     * Past the connection cap: a 503 before the request is even read (a client reads it as the answer to what it
-     * sends), then a lingering close so the kernel does not reset it away.
+     * Past a connection cap (the total, or the client address's): a 503 before the request is even read (a client
+     * reads it as the answer to what it sends), then a lingering close so the kernel does not reset it away.
      */
-    private static void refuse(Channel ch) {
-        byte[] body = ("{\"error\":{\"message\":\"The gateway is at its connection limit; retry shortly.\","
+    private static void refuse(Channel ch, String message) {
+        byte[] body = ("{\"error\":{\"message\":\"" + message + "\","
                 + "\"type\":\"server_error\",\"param\":null,\"code\":\"overloaded\"}}").getBytes(StandardCharsets.US_ASCII);
         String head = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: "
                 + body.length + "\r\nretry-after: 1\r\nretry-after-ms: 1000\r\nconnection: close\r\n\r\n";
