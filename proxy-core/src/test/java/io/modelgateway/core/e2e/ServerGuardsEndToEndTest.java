@@ -50,6 +50,18 @@ class ServerGuardsEndToEndTest {
     }
 
     @Test
+    void slowHeaders_absoluteFormMessagesTarget_408InAnthropicStyle() throws Exception {
+        try (TestGateway gw = start("  request_timeout_ms: 300\n");
+             Socket s = new Socket("127.0.0.1", gw.port())) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write("POST http://gw.example:8080/api/v1/messages HTTP/1.1\r\nHost: gw.example\r\nx-api"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 408").contains("\"type\":\"error\"");
+        }
+    }
+
+    @Test
     void trickledBody_408_openAiStyle() throws Exception {
         try (TestGateway gw = start("  request_timeout_ms: 300\n");
              Socket s = new Socket("127.0.0.1", gw.port())) {
