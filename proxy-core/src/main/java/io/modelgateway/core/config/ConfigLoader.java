@@ -408,7 +408,7 @@ public final class ConfigLoader {
         } else {
             baseUrl = baseUrl(p, type);
         }
-        String apiKey = apiKey(p);
+        String apiKey = apiKey(p, type);
         Map<String, String> headers = headers(p);
         int connectTimeoutMs = (int) p.integer("connect_timeout_ms", DEFAULT_CONNECT_TIMEOUT_MS, 1, 600_000);
         SimulatorSettings simulator = simulator(p, type);
@@ -525,7 +525,7 @@ public final class ConfigLoader {
         return URI.create(scheme + "://" + uri.getRawAuthority() + urlPath);
     }
 
-    private String apiKey(Section p) throws ConfigException {
+    private String apiKey(Section p, ProviderType type) throws ConfigException {
         Scalar raw = p.scalar("api_key");
         if (raw == null) {
             return null;
@@ -541,7 +541,7 @@ public final class ConfigLoader {
         }
         if (!EnvExpander.hasReference(raw.text())) {
             warn(path, line, "the API key is written in the config file; prefer an environment reference"
-                    + " such as ${OPENAI_API_KEY}");
+                    + " such as ${" + apiKeyVariable(type) + "}");
         }
         return value;
     }
@@ -594,6 +594,15 @@ public final class ConfigLoader {
             // SimulatorSettings names the field first ("fault: ...", "ttft_ms must ..."): point at it.
             String message = e.getMessage() == null ? "invalid" : e.getMessage();
             for (String name : SIMULATOR_FIELDS) {
+    /** The environment variable a provider of this type conventionally takes its key from. */
+    static String apiKeyVariable(ProviderType type) {
+        return switch (type) {
+            case OPENAI -> "OPENAI_API_KEY";
+            case ANTHROPIC -> "ANTHROPIC_API_KEY";
+            case SIMULATOR -> "SIMULATOR_API_KEY";
+        };
+    }
+
                 if (message.startsWith(name + ": ") || message.startsWith(name + " ")) {
                     String rest = message.substring(name.length() + (message.startsWith(name + ": ") ? 2 : 1));
                     throw error(s.pathOf(name), s.lineOf(name), rest);

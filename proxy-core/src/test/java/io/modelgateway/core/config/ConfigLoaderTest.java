@@ -832,6 +832,22 @@ class ConfigLoaderTest {
                         + " first (test.yaml:9)");
     }
 
+    // ---- provider warnings
+
+    @Test
+    void literalApiKey_warningNamesTheVariableOfTheProvidersType() throws Exception {
+        List<String> lines = captureWarnings(() -> parse(withKeys(
+                "providers:",
+                "  a: {type: anthropic, base_url: 'https://a.example', api_key: sk-ant-literal}",
+                "  o: {type: openai, base_url: 'https://o.example/v1', api_key: sk-literal}",
+                "models: {m: {deployments: [{provider: a}]}, n: {deployments: [{provider: o}]}}")));
+        assertThat(lines).containsExactly(
+                "providers.a.api_key: the API key is written in the config file; prefer an environment reference"
+                        + " such as ${ANTHROPIC_API_KEY} (test.yaml:6)",
+                "providers.o.api_key: the API key is written in the config file; prefer an environment reference"
+                        + " such as ${OPENAI_API_KEY} (test.yaml:7)");
+    }
+
     // ---- access log, admin listener, reload
 
     @Test
