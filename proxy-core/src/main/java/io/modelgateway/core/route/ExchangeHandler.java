@@ -197,7 +197,8 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
                     version = v;
                     from = name;
                 } else if (!v.trim().equals(version.trim())) {
-                    return GatewayError.invalid(from + " and " + name + " carry different versions ('"
+                    return GatewayError.invalid((from == name ? "two " + name + " headers" : from + " and " + name)
+                            + " carry different versions ('"
                             + abbreviate(version.trim()) + "', '" + abbreviate(v.trim()) + "'); send one version.",
                             null, "invalid_value");
                 }

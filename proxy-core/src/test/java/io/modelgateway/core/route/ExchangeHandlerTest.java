@@ -144,7 +144,7 @@ class ExchangeHandlerTest {
         ch.writeInbound(req);
         FullHttpResponse r = ch.readOutbound();
         assertThat(r.status().code()).isEqualTo(400);
-        assertThat(Embedded.body(r)).contains("carry different versions");
+        assertThat(Embedded.body(r)).contains("two anthropic-version headers carry different versions");
     }
 
     @Test
