@@ -144,9 +144,7 @@ public final class DuplicateKeys {
         private HashSet<String> many;
 
         void clear() {
-            if (size > 0) {
-                java.util.Arrays.fill(names, 0, size, null); // keep no caller's strings alive between requests
-            }
+            // Names left in the array are not cleared: jackson interns member names, so they stay alive anyway.
             size = 0;
             mask = 0;
             many = null;
