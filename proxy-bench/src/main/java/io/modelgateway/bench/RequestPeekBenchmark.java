@@ -14,6 +14,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -22,7 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The request peek (streaming parse that picks out routing fields from a direct buffer) against the
- * baseline it replaces: copying the body out and parsing it into a Jackson tree.
+ * baseline it replaces: copying the body out and parsing it into a Jackson tree. Two bodies: {@code chat}, a
+ * ~3 KB conversation with five top-level members, and {@code wide}, a short request with 20 top-level members
+ * (every sampling option an SDK can send), where a per-member cost such as the duplicate-key check shows most.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -34,8 +37,29 @@ public class RequestPeekBenchmark {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private ByteBuf body;
 
+    @Param({"chat", "wide"})
+    public String shape;
+
     @Setup
     public void setUp() {
+        byte[] bytes = (shape.equals("wide") ? wide() : chat()).getBytes(StandardCharsets.UTF_8);
+        body = Unpooled.directBuffer(bytes.length).writeBytes(bytes);
+        if (!RequestPeek.peek(Endpoint.CHAT_COMPLETIONS, body, false).ok()) {
+            throw new IllegalStateException("the benchmark body must pass the peek");
+        }
+    }
+
+    private static String wide() {
+        return "{\"model\":\"sim-chat\",\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+                + "{\"role\":\"user\",\"content\":\"Hello there!\"}],\"stream\":true,"
+                + "\"stream_options\":{\"include_usage\":true},\"max_completion_tokens\":256,\"temperature\":0.7,"
+                + "\"top_p\":0.9,\"n\":1,\"presence_penalty\":0,\"frequency_penalty\":0.1,\"stop\":[\"END\"],"
+                + "\"seed\":42,\"user\":\"user-1234\",\"logprobs\":false,\"parallel_tool_calls\":true,"
+                + "\"tool_choice\":\"auto\",\"response_format\":{\"type\":\"text\"},\"service_tier\":\"auto\","
+                + "\"store\":false,\"metadata\":{\"team\":\"search\"}}";
+    }
+
+    private static String chat() {
         StringBuilder sb = new StringBuilder("{\"model\":\"sim-chat\",\"stream\":true,\"max_tokens\":256,\"messages\":[");
         for (int i = 0; i < 8; i++) {
             sb.append(i == 0 ? "" : ",").append("{\"role\":\"").append(i % 2 == 0 ? "user" : "assistant")
@@ -43,8 +67,7 @@ public class RequestPeekBenchmark {
                     .append("\"}");
         }
         sb.append("],\"temperature\":0.7}");
-        byte[] bytes = sb.toString().getBytes(StandardCharsets.UTF_8);
-        body = Unpooled.directBuffer(bytes.length).writeBytes(bytes);
+        return sb.toString();
     }
 
     @TearDown

@@ -15,6 +15,8 @@ public enum ErrorKind {
     REQUEST_TIMEOUT(408, 408, "invalid_request_error", "invalid_request_error", "request_timeout"),
     REQUEST_TOO_LARGE(413, 413, "invalid_request_error", "request_too_large", "request_too_large"),
     HEADERS_TOO_LARGE(431, 431, "invalid_request_error", "invalid_request_error", "headers_too_large"),
+    /** An HTTP version other than 1.0 and 1.1 on the request line. */
+    HTTP_VERSION_NOT_SUPPORTED(505, 505, "invalid_request_error", "invalid_request_error", "http_version_not_supported"),
     /** A requests limit (per minute, or in flight) of the gateway or an upstream: OpenAI type {@code requests}. */
     RATE_LIMIT(429, 429, "requests", "rate_limit_error", "rate_limit_exceeded"),
     /**

@@ -11,10 +11,15 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 
 /**
- * Reads a request body once, with jackson-core's streaming parser (see {@link #newParser} for how it
+ * Reads a request body once, with jackson-core's streaming parser (see {@code newParser} for how it
  * reaches the bytes), and picks out what routing
  * and validation need: the model (with its byte offsets, so it can be spliced), stream flags and
  * limits. Everything else is skipped token by token, never built into a tree (DESIGN rule 2).
+ *
+ * <p>A name repeated in an object the peek reads — the top level, {@code messages[i]}, {@code stream_options},
+ * {@code thinking} — is a 400 ({@link DuplicateKeys}): the gateway would act on one value and an upstream might
+ * act on the other. Every top-level name counts, also those the gateway ignores: the upstream reads them all.
+ * Objects the peek skips are passed on as bytes and never interpreted here, so they are left alone.
  *
  * <p>The result is a plain value: the peek neither retains nor releases the body.
  */
@@ -68,6 +73,8 @@ public final class RequestPeek {
     // ---- parse state ----
     private JsonParser parser;
     private ByteBuf body;
+    /** This thread's scratch space: the copy of a body that is not on the heap, and the name sets. */
+    private Scratch scratch;
 
     private RequestPeek() {
     }
@@ -186,7 +193,9 @@ public final class RequestPeek {
             return;
         }
         this.body = body;
-        try (JsonParser p = newParser(body)) {
+        scratch = SCRATCH.get();
+        scratch.topNames.clear();
+        try (JsonParser p = newParser(body, scratch)) {
             parser = p;
             if (next() != JsonToken.START_OBJECT) {
                 fail(GatewayError.invalid("The request body must be a JSON object.", null, "invalid_json"));
@@ -210,6 +219,8 @@ public final class RequestPeek {
                 fail(GatewayError.invalid("We could not parse the JSON body of your request: "
                         + conciseMessage(e), null, "invalid_json"));
             }
+        } finally {
+            scratch = null; // the thread's, not the result's
         }
         if (error == null) {
             requireCommon(endpoint);
@@ -343,6 +354,10 @@ public final class RequestPeek {
     private void readTopLevel(FieldReader reader) throws IOException {
         while (next() == JsonToken.FIELD_NAME && error == null) {
             String name = parser.currentName();
+            if (!scratch.topNames.add(name)) {
+                fail(DuplicateKeys.error(name));
+                return;
+            }
             memberStart = stringTokenStart();
             JsonToken v = next();
             if (v != JsonToken.VALUE_NULL) { // an optional field sent as null is absent (1.3)
@@ -380,8 +395,13 @@ public final class RequestPeek {
                 return;
             }
             String role = null;
+            DuplicateKeys.Names names = innerNames();
             while (next() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
+                if (!names.add(field)) {
+                    fail(DuplicateKeys.error(path + "." + field));
+                    return;
+                }
                 JsonToken fv = next();
                 if (field.equals("role") && fv == JsonToken.VALUE_STRING) {
                     role = parser.getText();
@@ -430,9 +450,14 @@ public final class RequestPeek {
         }
         hasStreamOptions = true;
         streamOptionsInner = (int) parser.currentLocation().getByteOffset();
+        DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
             streamOptionsMembers++;
             String field = parser.currentName();
+            if (!names.add(field)) {
+                fail(DuplicateKeys.error("stream_options." + field));
+                return;
+            }
             JsonToken fv = next();
             if (field.equals("include_usage") && (fv == JsonToken.VALUE_NULL || fv == JsonToken.VALUE_FALSE)) {
                 includeUsageStart = (int) parser.currentTokenLocation().getByteOffset();
@@ -495,8 +520,13 @@ public final class RequestPeek {
             return;
         }
         String type = null;
+        DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
+            if (!names.add(field)) {
+                fail(DuplicateKeys.error("thinking." + field));
+                return;
+            }
             JsonToken fv = next();
             if (field.equals("type") && fv == JsonToken.VALUE_STRING) {
                 type = parser.getText();
@@ -638,29 +668,46 @@ public final class RequestPeek {
      * twice as slow on a chat body), so a heap body is parsed in place and any other body is first copied
      * into a per-thread scratch array: one memcpy of a few KiB costs less than the slower tokenizer saves.
      */
-    private static JsonParser newParser(ByteBuf body) throws IOException {
+    private static JsonParser newParser(ByteBuf body, Scratch s) throws IOException {
         int len = body.readableBytes();
         if (body.hasArray()) {
             return JSON.createParser(body.array(), body.arrayOffset() + body.readerIndex(), len);
         }
-        byte[] scratch = SCRATCH.get();
-        if (scratch.length < len) {
-            scratch = new byte[Math.max(len, scratch.length * 2)];
-            if (scratch.length <= MAX_SCRATCH) {
-                SCRATCH.set(scratch);
+        byte[] bytes = s.bytes;
+        if (bytes.length < len) {
+            bytes = new byte[Math.max(len, bytes.length * 2)];
+            if (bytes.length <= MAX_SCRATCH) {
+                s.bytes = bytes;
             }
         }
-        body.getBytes(body.readerIndex(), scratch, 0, len);
-        return JSON.createParser(scratch, 0, len);
+        body.getBytes(body.readerIndex(), bytes, 0, len);
+        return JSON.createParser(bytes, 0, len);
     }
 
     /** Largest scratch array kept per thread; larger bodies get a one-off array. */
     private static final int MAX_SCRATCH = 1 << 20;
-    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[16 * 1024]);
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    /**
+     * Per-thread state a peek needs only while it runs (a peek never runs inside another on one thread), kept so
+     * that no request pays for allocating it: the scratch copy of a body, the top level's names and those of the
+     * nested object being read.
+     */
+    private static final class Scratch {
+        byte[] bytes = new byte[16 * 1024];
+        final DuplicateKeys.Names topNames = new DuplicateKeys.Names();
+        final DuplicateKeys.Names innerNames = new DuplicateKeys.Names();
+    }
 
     /** Next token. */
     private JsonToken next() throws IOException {
         return parser.nextToken();
+    }
+
+    /** The names of a nested object about to be read, emptied (such objects are read one at a time). */
+    private DuplicateKeys.Names innerNames() {
+        scratch.innerNames.clear();
+        return scratch.innerNames;
     }
 
     /** Skips the value whose first token is {@code v}. */

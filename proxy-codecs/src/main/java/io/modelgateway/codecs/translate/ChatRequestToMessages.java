@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -11,6 +13,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.json.DuplicateKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
@@ -52,6 +55,12 @@ public final class ChatRequestToMessages {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
             .build();
+    /**
+     * Reads callers' request bodies (and tool-call arguments): as {@link #JSON}, and a key repeated in any object
+     * fails the read. The check rides on the tree's own insert (a replaced value is the duplicate), so it costs
+     * nothing on a request without one; {@link DuplicateKeys#find} then names the key for the 400.
+     */
+    static final ObjectReader REQUEST_READER = JSON.reader().with(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
     /** GD-14: the forced tool that carries a {@code response_format} answer. */
     static final String JSON_RESPONSE_TOOL = "json_response";
     static final String JSON_RESPONSE_DESCRIPTION = "Respond with the final answer as JSON.";
@@ -88,7 +97,11 @@ public final class ChatRequestToMessages {
     private static ObjectNode parse(ByteBuf body) throws TranslationException {
         JsonNode root;
         try {
-            root = JSON.readTree((InputStream) new ByteBufInputStream(body.duplicate()));
+            root = REQUEST_READER.readTree((InputStream) new ByteBufInputStream(body.duplicate()));
+        } catch (MismatchedInputException e) {
+            String duplicate = DuplicateKeys.find(body);
+            throw duplicate != null ? new TranslationException(DuplicateKeys.error(duplicate))
+                    : invalid("We could not parse the JSON body of your request.", null, "invalid_json");
         } catch (IOException | RuntimeException e) {
             throw invalid("We could not parse the JSON body of your request.", null, "invalid_json");
         }
@@ -617,7 +630,13 @@ public final class ChatRequestToMessages {
             }
             JsonNode parsed;
             try {
-                parsed = JSON.readTree(s);
+                parsed = REQUEST_READER.readTree(s);
+            } catch (MismatchedInputException e) {
+                String duplicate = DuplicateKeys.find(s);
+                if (duplicate != null) {
+                    throw new TranslationException(DuplicateKeys.error(path + "." + duplicate));
+                }
+                parsed = null;
             } catch (IOException | RuntimeException e) {
                 parsed = null;
             }

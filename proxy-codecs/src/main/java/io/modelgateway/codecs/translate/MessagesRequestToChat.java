@@ -9,10 +9,13 @@ import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.json.DuplicateKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
@@ -45,6 +48,10 @@ public final class MessagesRequestToChat {
             .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
             .build();
 
+    /** Reads callers' bodies: as {@link #MAPPER}, and a key repeated in any object fails the read (see
+     * {@link ChatRequestToMessages#REQUEST_READER}). */
+    static final ObjectReader REQUEST_READER = MAPPER.reader().with(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+
     private static final int MAX_STOP = 4;
 
     private MessagesRequestToChat() {
@@ -63,7 +70,11 @@ public final class MessagesRequestToChat {
             MessagesRequestToChatOptions options) throws TranslationException {
         JsonNode root;
         try (InputStream in = new ByteBufInputStream(messagesBody.duplicate())) {
-            root = MAPPER.readTree(in);
+            root = REQUEST_READER.readTree(in);
+        } catch (MismatchedInputException e) {
+            String duplicate = DuplicateKeys.find(messagesBody);
+            throw duplicate != null ? new TranslationException(DuplicateKeys.error(duplicate))
+                    : invalid("The request body is not valid JSON.", null, "invalid_json");
         } catch (IOException e) {
             throw invalid("The request body is not valid JSON.", null, "invalid_json");
         }

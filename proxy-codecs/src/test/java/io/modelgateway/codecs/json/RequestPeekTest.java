@@ -185,6 +185,70 @@ class RequestPeekTest {
         }
     }
 
+    @Test
+    void peek_duplicateModel_is400NamingTheKey() {
+        // The attack: last key wins here, an upstream that takes the first would serve model-b.
+        RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"model-b\",\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"x\"}],\"model\":\"model-a\"}");
+        assertThat(p.ok()).isFalse();
+        assertThat(p.error().kind()).isEqualTo(ErrorKind.INVALID_REQUEST);
+        assertThat(p.error().param()).isEqualTo("model");
+        assertThat(p.error().code()).isEqualTo("duplicate_key");
+        assertThat(p.error().message()).contains("'model'");
+    }
+
+    @Test
+    void peek_duplicateKeysTheGatewayReads_eachRefusedOnEveryEndpoint() {
+        String msgs = "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]";
+        String[][] cases = {
+            {"CHAT_COMPLETIONS", "{\"model\":\"m\"," + msgs + ",\"max_tokens\":1,\"max_tokens\":99999}", "max_tokens"},
+            {"CHAT_COMPLETIONS", "{\"model\":\"m\"," + msgs + ",\"stream\":false,\"stream\":true}", "stream"},
+            {"CHAT_COMPLETIONS", "{\"model\":\"m\"," + msgs + ",\"stream\":true,\"stream_options\":"
+                    + "{\"include_usage\":false,\"include_usage\":true}}", "stream_options.include_usage"},
+            {"CHAT_COMPLETIONS", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"a\"},"
+                    + "{\"role\":\"tool\",\"content\":\"b\",\"role\":\"user\"}]}", "messages[1].role"},
+            {"MESSAGES", "{\"model\":\"m\",\"max_tokens\":2048," + msgs + ",\"thinking\":{\"type\":\"enabled\","
+                    + "\"budget_tokens\":1024,\"budget_tokens\":1}}", "thinking.budget_tokens"},
+            {"MESSAGES", "{\"model\":\"m\",\"max_tokens\":5," + msgs + ",\"max_tokens\":1}", "max_tokens"},
+            {"EMBEDDINGS", "{\"model\":\"e\",\"input\":\"a\",\"encoding_format\":\"float\","
+                    + "\"encoding_format\":\"base64\"}", "encoding_format"},
+            // a key the gateway does not read counts too: the upstream reads every top-level key
+            {"CHAT_COMPLETIONS", "{\"tools\":[],\"model\":\"m\"," + msgs + ",\"tools\":[{}]}", "tools"},
+            // the same key sent as null still counts (null is "absent" only for the value's meaning)
+            {"CHAT_COMPLETIONS", "{\"model\":\"m\"," + msgs + ",\"model\":null}", "model"},
+        };
+        for (String[] c : cases) {
+            RequestPeek p = peek(Endpoint.valueOf(c[0]), c[1]);
+            assertThat(p.ok()).as(c[1]).isFalse();
+            assertThat(p.error().param()).as(c[1]).isEqualTo(c[2]);
+            assertThat(p.error().code()).as(c[1]).isEqualTo("duplicate_key");
+        }
+        // the same name in different objects is no duplicate
+        RequestPeek apart = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"a\"},{\"role\":\"assistant\",\"content\":\"b\"}],\"metadata\":{\"model\":\"x\"},"
+                + "\"stream\":true,\"stream_options\":{\"stream\":1,\"include_usage\":true}}");
+        assertThat(apart.ok()).as("%s", apart.error()).isTrue();
+        // objects the peek skips go upstream as bytes and are never interpreted here: nothing to disagree on
+        RequestPeek skipped = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+                + "\"content\":[{\"type\":\"text\",\"type\":\"text\",\"text\":\"a\"}]}],"
+                + "\"metadata\":{\"a\":1,\"a\":2}}");
+        assertThat(skipped.ok()).as("%s", skipped.error()).isTrue();
+    }
+
+    @Test
+    void peek_wideTopLevel_findsADuplicateAmongManyKeys() {
+        StringBuilder sb = new StringBuilder("{\"model\":\"m\",\"messages\":[{\"role\":\"user\"}]");
+        for (int i = 0; i < 5000; i++) {
+            sb.append(",\"k").append(i).append("\":").append(i);
+        }
+        RequestPeek ok = peek(Endpoint.CHAT_COMPLETIONS, sb + "}");
+        assertThat(ok.ok()).as("%s", ok.error()).isTrue();
+        RequestPeek dup = peek(Endpoint.CHAT_COMPLETIONS, sb + ",\"k17\":0}");
+        assertThat(dup.error().param()).isEqualTo("k17");
+        RequestPeek early = peek(Endpoint.CHAT_COMPLETIONS, sb + ",\"k4999\":0,\"model\":\"x\"}");
+        assertThat(early.error().param()).isEqualTo("k4999");
+    }
+
     private static RequestPeek peek(Endpoint e, String body) {
         return RequestPeek.peek(e, wrap(body), false);
     }

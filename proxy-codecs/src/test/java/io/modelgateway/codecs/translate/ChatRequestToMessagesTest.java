@@ -267,6 +267,15 @@ class ChatRequestToMessagesTest {
     static Stream<Arguments> invalidRequests() {
         return Stream.of(
                 arguments("not JSON", "{\"model\":", null, "invalid_json"),
+                // duplicate keys anywhere: the tree would keep the last one, an upstream reading the caller's
+                // bytes might have taken the first
+                arguments("duplicate key in a content part", msgs("{\"role\":\"user\",\"content\":[{\"type\":"
+                        + "\"text\",\"text\":\"a\",\"text\":\"b\"}]}") + "}", "messages[0].content[0].text",
+                        "duplicate_key"),
+                arguments("duplicate key in a tool", msgs(USER) + ",\"tools\":[{\"type\":\"function\",\"function\":"
+                        + "{\"name\":\"a\",\"name\":\"b\"}}]}", "tools[0].function.name", "duplicate_key"),
+                arguments("duplicate key in tool-call arguments", callWithArguments("\"{\\\"a\\\":1,\\\"a\\\":2}\""),
+                        "messages[1].tool_calls[0].function.arguments.a", "duplicate_key"),
                 arguments("array body", "[]", null, "invalid_json"),
                 arguments("no messages", "{\"model\":\"m\"}", "messages", "missing_required_parameter"),
                 arguments("empty messages", msgs("") + "}", "messages", "invalid_value"),

@@ -174,6 +174,22 @@ class MessagesRequestToChatTest {
     }
 
     @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "{\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\",\"text\":\"b\"}]}]} | messages[0].content[0].text",
+            "{\"max_tokens\":5,\"messages\":[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{\"city\":\"Paris\",\"city\":\"Rome\"}}]}]} | messages[0].content[0].input.city",
+            "{\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"metadata\":{\"user_id\":\"a\",\"user_id\":\"b\"}} | metadata.user_id",
+    })
+    void translate_duplicateKeyAnywhere_isInvalidRequestNamingIt(String body, String path) {
+        // The tree keeps the last of two equal keys; an upstream reading the caller's bytes might take the first.
+        TranslationException e = catchThrowableOfType(TranslationException.class,
+                () -> MessagesRequestToChat.translate(ByteBufAllocator.DEFAULT, utf8Released(body), options()));
+        assertThat(e.error().kind()).isEqualTo(ErrorKind.INVALID_REQUEST);
+        assertThat(e.error().code()).isEqualTo("duplicate_key");
+        assertThat(e.error().param()).isEqualTo(path);
+        assertThat(e.error().message()).contains("'" + path + "'");
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"[]", "\"text\"", ""})
     void translate_bodyNotAnObject_isInvalidRequest(String body) {
         TranslationException e = catchThrowableOfType(TranslationException.class,

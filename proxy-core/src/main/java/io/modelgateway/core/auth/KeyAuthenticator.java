@@ -16,11 +16,16 @@ import io.netty.util.concurrent.FastThreadLocal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Iterator;
 
 /**
  * Authenticates the gateway key of every {@link GatewayRequest} (API-CONTRACT 2.1, GD-1): both
  * {@code Authorization: Bearer} and {@code x-api-key} are accepted on every endpoint; none, an unknown key, or
- * two different keys answer 401 in the caller's style. A known key is attached to the request, which is passed
+ * two different keys answer 401 in the caller's style. "Two different keys" counts every credential header line:
+ * two {@code Authorization} (or two {@code x-api-key}) lines with different keys are refused like
+ * {@code Authorization} ≠ {@code x-api-key}, rather than one of them winning silently (a component in front that
+ * picks the other would then disagree with the gateway about who is calling). The same key repeated names one
+ * caller and passes. Empty values count as absent. A known key is attached to the request, which is passed
  * on; a refused request is released here. The key itself is never logged or echoed; only its SHA-256 is
  * compared, in constant time, against the configured hashes.
  */
@@ -61,24 +66,39 @@ public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
 
     private GatewayError authenticate(GatewayRequest request) {
         HttpHeaders h = request.headers();
-        String bearer = bearer(h.get(HttpHeaderNames.AUTHORIZATION));
-        String apiKey = h.get(X_API_KEY);
-        if (apiKey != null) {
-            apiKey = apiKey.trim();
+        String bearer = null;
+        for (Iterator<String> it = h.valueStringIterator(HttpHeaderNames.AUTHORIZATION); it.hasNext(); ) {
+            String b = bearer(it.next());
+            if (isEmpty(b)) {
+                continue;
+            }
+            if (bearer != null && !bearer.equals(b)) {
+                return conflict("two Authorization headers carry different keys");
+            }
+            bearer = b;
+        }
+        String apiKey = null;
+        for (Iterator<String> it = h.valueStringIterator(X_API_KEY); it.hasNext(); ) {
+            String k = it.next().trim();
+            if (k.isEmpty()) {
+                continue;
+            }
+            if (apiKey != null && !apiKey.equals(k)) {
+                return conflict("two x-api-key headers carry different keys");
+            }
+            apiKey = k;
         }
         boolean anthropic = request.style() == ApiStyle.ANTHROPIC;
-        if (isEmpty(bearer) && isEmpty(apiKey)) {
+        if (bearer == null && apiKey == null) {
             return new GatewayError(ErrorKind.AUTHENTICATION, anthropic
                     ? "x-api-key header is required"
                     : "You didn't provide an API key. Provide it in the Authorization header (Bearer <key>).",
                     null, "missing_api_key");
         }
-        if (!isEmpty(bearer) && !isEmpty(apiKey) && !bearer.equals(apiKey)) {
-            return new GatewayError(ErrorKind.AUTHENTICATION,
-                    "Conflicting credentials: Authorization and x-api-key carry different keys.", null,
-                    "invalid_api_key");
+        if (bearer != null && apiKey != null && !bearer.equals(apiKey)) {
+            return conflict("Authorization and x-api-key carry different keys");
         }
-        String presented = isEmpty(bearer) ? apiKey : bearer;
+        String presented = bearer == null ? apiKey : bearer;
         MessageDigest md = SHA256.get();
         byte[] hash = md.digest(presented.getBytes(StandardCharsets.UTF_8));
         KeyConfig key = gateway.config().findKey(hash);
@@ -88,6 +108,11 @@ public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
         }
         request.key(key);
         return null;
+    }
+
+    private static GatewayError conflict(String what) {
+        return new GatewayError(ErrorKind.AUTHENTICATION, "Conflicting credentials: " + what + ".", null,
+                "invalid_api_key");
     }
 
     private static String bearer(String authorization) {

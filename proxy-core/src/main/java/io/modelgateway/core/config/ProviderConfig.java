@@ -25,6 +25,7 @@ import java.util.Objects;
  *                         (OpenRouter-like), so translated thinking blocks are sent back to it
  * @param cooldown         when this provider's deployments are taken out of rotation after failures
  * @param timeouts         first byte, gap between answer pieces, whole exchange (the HTTP providers)
+ * @param anthropicBeta    anthropic type: which of a messages caller's {@code anthropic-beta} values go upstream
  */
 public record ProviderConfig(
         String name,
@@ -38,7 +39,8 @@ public record ProviderConfig(
         String maxTokensField,
         boolean reasoningDetails,
         CooldownConfig cooldown,
-        TimeoutsConfig timeouts) {
+        TimeoutsConfig timeouts,
+        AnthropicBeta anthropicBeta) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
@@ -49,6 +51,14 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
+
+    /** Without an {@code anthropic_beta} setting: {@link AnthropicBeta#FORWARD}. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, AnthropicBeta.FORWARD);
+    }
 
     /** Without a cool-down setting: {@link CooldownConfig#DEFAULT}. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
@@ -80,6 +90,7 @@ public record ProviderConfig(
         simulator = simulator == null ? SimulatorSettings.DEFAULT : simulator;
         cooldown = cooldown == null ? CooldownConfig.DEFAULT : cooldown;
         timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
+        anthropicBeta = anthropicBeta == null ? AnthropicBeta.FORWARD : anthropicBeta;
     }
 
     /**
@@ -116,6 +127,7 @@ public record ProviderConfig(
                 + ", connectTimeoutMs=" + connectTimeoutMs
                 + ", simulator=" + simulator
                 + ", cooldown=" + cooldown
-                + ", timeouts=" + timeouts + "]";
+                + ", timeouts=" + timeouts
+                + ", anthropicBeta=" + anthropicBeta + "]";
     }
 }

@@ -27,7 +27,7 @@ final class ProvidersSection extends ConfigReader {
 
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
-            "timeouts");
+            "timeouts", "anthropic_beta");
     private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
     private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
     private static final List<String> SIMULATOR_FIELDS =
@@ -36,6 +36,10 @@ final class ProvidersSection extends ConfigReader {
     // RFC 9110 token characters; forward_headers patterns may also use '?' ('*' already is one).
     private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
     private static final Pattern HEADER_GLOB = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z?-]+");
+    /** An entry of anthropic_beta's allow-list: a beta name such as prompt-caching-2024-07-31, or a glob. */
+    private static final Pattern BETA_NAME = Pattern.compile("[A-Za-z0-9._*?-]+");
+    /** Client headers with a rule of their own (the upstream request's Anthropic headers), whatever forward_headers says. */
+    private static final Set<String> ANTHROPIC_HEADERS = Set.of("anthropic-version", "anthropic-beta", "vendor-version");
     /** Headers the upstream request frames itself; setting them from config would corrupt it. */
     private static final Set<String> MANAGED_HEADERS = Set.of("content-length", "transfer-encoding",
             "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade");
@@ -78,7 +82,7 @@ final class ProvidersSection extends ConfigReader {
         } else {
             baseUrl = baseUrl(p, type);
         }
-        String apiKey = apiKey(p);
+        String apiKey = apiKey(p, type);
         Map<String, String> headers = headers(p);
         int connectTimeoutMs = (int) p.integer("connect_timeout_ms", DEFAULT_CONNECT_TIMEOUT_MS, 1, 600_000);
         SimulatorSettings simulator = simulator(p, type);
@@ -107,16 +111,60 @@ final class ProvidersSection extends ConfigReader {
         boolean reasoningDetails = p.bool("reasoning_details", false);
         CooldownConfig cooldown = cooldown(p);
         TimeoutsConfig timeouts = timeouts(p);
+        AnthropicBeta anthropicBeta = anthropicBeta(p, type);
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails, cooldown, timeouts);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
+            String path = p.pathOf("forward_headers") + "[" + i + "]";
+            int line = forwardList.items().get(i).line();
             if (!Glob.isGlob(lower) && !provider.forwardsHeader(lower)) {
-                throw error(p.pathOf("forward_headers") + "[" + i + "]", forwardList.items().get(i).line(),
+                throw error(path, line,
                         "'" + lower + "' is never forwarded: it is a gateway credential or a hop-by-hop header");
+            }
+            if (ANTHROPIC_HEADERS.contains(lower)) {
+                warn(path, line, "'" + lower + "' follows its own rule, not forward_headers: a messages caller's "
+                        + "anthropic-version and anthropic-beta go to anthropic providers (narrow the betas with "
+                        + "anthropic_beta), never to other types");
             }
         }
         return provider;
+    }
+
+    /**
+     * {@code anthropic_beta} (anthropic type only): {@code forward} (the default), {@code drop}, or a list of beta
+     * names or globs; values of the caller's comma list that no entry matches are removed.
+     */
+    AnthropicBeta anthropicBeta(Section p, ProviderType type) throws ConfigException {
+        Field f = p.field("anthropic_beta");
+        if (f == null) {
+            return AnthropicBeta.FORWARD;
+        }
+        String path = p.pathOf("anthropic_beta");
+        if (type != ProviderType.ANTHROPIC) {
+            throw error(path, f.line(), "only used by type anthropic (no other type is sent anthropic-beta)");
+        }
+        if (f.value() instanceof ListNode list) {
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < list.items().size(); i++) {
+                Node item = list.items().get(i);
+                String itemPath = path + "[" + i + "]";
+                String name = text(item, itemPath).strip();
+                if (!BETA_NAME.matcher(name).matches()) {
+                    throw error(itemPath, item.line(), "not a beta name or glob (letters, digits, '.', '_', '-', "
+                            + "'*', '?'; one name per entry, no commas)");
+                }
+                names.add(name);
+            }
+            return AnthropicBeta.allow(names);
+        }
+        String mode = text(f.value(), path, f.line()).strip();
+        return switch (mode) {
+            case "forward" -> AnthropicBeta.FORWARD;
+            case "drop" -> AnthropicBeta.DROP;
+            default -> throw error(path, f.line(),
+                    "must be forward, drop, or a list of allowed beta names (got '" + mode + "')");
+        };
     }
 
     /**
@@ -195,7 +243,7 @@ final class ProvidersSection extends ConfigReader {
         return URI.create(scheme + "://" + uri.getRawAuthority() + urlPath);
     }
 
-    private String apiKey(Section p) throws ConfigException {
+    private String apiKey(Section p, ProviderType type) throws ConfigException {
         Scalar raw = p.scalar("api_key");
         if (raw == null) {
             return null;
@@ -211,9 +259,18 @@ final class ProvidersSection extends ConfigReader {
         }
         if (!EnvExpander.hasReference(raw.text())) {
             warn(path, line, "the API key is written in the config file; prefer an environment reference"
-                    + " such as ${OPENAI_API_KEY}");
+                    + " such as ${" + apiKeyVariable(type) + "}");
         }
         return value;
+    }
+
+    /** The environment variable a provider of this type conventionally takes its key from. */
+    static String apiKeyVariable(ProviderType type) {
+        return switch (type) {
+            case OPENAI -> "OPENAI_API_KEY";
+            case ANTHROPIC -> "ANTHROPIC_API_KEY";
+            case SIMULATOR -> "SIMULATOR_API_KEY";
+        };
     }
 
     private Map<String, String> headers(Section p) throws ConfigException {

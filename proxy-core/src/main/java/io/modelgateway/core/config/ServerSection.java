@@ -19,7 +19,7 @@ final class ServerSection extends ConfigReader {
     private static final List<String> UPSTREAM_LIMIT_FIELDS = List.of("max_error_body_bytes", "max_sse_event_bytes",
             "max_collected_bytes", "collected_budget_bytes");
     private static final List<String> SERVER_FIELDS = List.of("max_connections", "max_concurrent_requests",
-            "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms");
+            "request_timeout_ms", "idle_timeout_ms", "drain_timeout_ms", "max_connections_per_client");
 
     ServerSection(ConfigReader load) {
         super(load);
@@ -132,7 +132,8 @@ final class ServerSection extends ConfigReader {
                 (int) s.integer("max_concurrent_requests", d.maxConcurrentExchanges(), 0, 1_000_000),
                 s.integer("request_timeout_ms", d.requestTimeoutMs(), 100, 3_600_000),
                 s.integer("idle_timeout_ms", d.idleTimeoutMs(), 100, 86_400_000),
-                s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000));
+                s.integer("drain_timeout_ms", d.drainTimeoutMs(), 0, 3_600_000),
+                (int) s.integer("max_connections_per_client", d.maxConnectionsPerClient(), 0, 1_000_000));
     }
 
     UpstreamLimitsConfig upstreamLimits(Section top) throws ConfigException {

@@ -2,8 +2,6 @@ package io.modelgateway.core.observe;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Ids;
-import io.modelgateway.codecs.error.ErrorKind;
-import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.core.server.HttpResponses;
 import io.modelgateway.core.server.RequestRouter;
 import io.netty.buffer.ByteBuf;
@@ -79,8 +77,7 @@ public final class MetricsResponder extends ChannelInboundHandlerAdapter {
         try {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             if (!HttpMethod.GET.equals(request.method())) {
-                HttpResponses.sendError(ctx, ApiStyle.OPENAI, new GatewayError(ErrorKind.METHOD_NOT_ALLOWED,
-                        "Method not allowed; use GET.", null, "method_not_allowed"), Ids.requestId(), keepAlive);
+                HttpResponses.methodNotAllowed(ctx, ApiStyle.OPENAI, Ids.requestId(), keepAlive, "GET");
                 return;
             }
             respond(ctx, metrics, keepAlive);

@@ -31,9 +31,11 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -53,6 +55,9 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private static final String FIRST_VERSION = "2023-06-01";
     /** The first version date whose messages may carry {@code role: "system"} (API-CONTRACT 5.11). */
     private static final String SYSTEM_ROLE_VERSION = "2026-10-21";
+    /** The version header and its alias, in the order a first value is taken from. */
+    private static final AsciiString[] VERSION_HEADERS = {
+            AsciiString.cached("anthropic-version"), AsciiString.cached("vendor-version")};
 
     private final GatewayContext gateway;
     private final ArrayDeque<GatewayRequest> waiting = new ArrayDeque<>(2);
@@ -109,17 +114,11 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         Endpoint endpoint = request.endpoint();
         boolean systemRole = false;
         if (endpoint == Endpoint.MESSAGES) {
-            String version = request.headers().get("anthropic-version");
-            if (version == null || version.isBlank()) {
-                return respond(request, GatewayError.invalid("anthropic-version: header is required", null,
-                        "missing_required_header"));
+            GatewayError versionError = checkVersion(request);
+            if (versionError != null) {
+                return respond(request, versionError);
             }
-            version = version.trim();
-            if (!VERSION_DATE.matcher(version).matches() || version.compareTo(FIRST_VERSION) < 0) {
-                return respond(request, GatewayError.invalid("anthropic-version: '" + abbreviate(version)
-                        + "' is not a supported version; use 2023-06-01 or a later date.", null, "invalid_value"));
-            }
-            systemRole = version.compareTo(SYSTEM_ROLE_VERSION) >= 0;
+            systemRole = request.anthropicVersion().trim().compareTo(SYSTEM_ROLE_VERSION) >= 0;
         }
         RequestPeek peek = RequestPeek.peek(endpoint, request.body(), systemRole);
         if (!peek.ok()) {
@@ -178,6 +177,44 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         } catch (TranslationException e) {
             return respond(request, e.error());
         }
+    }
+
+    /**
+     * GD-2: a messages request names its API version in {@code anthropic-version}, or in {@code vendor-version}
+     * (the neutral name the API specification uses, accepted as an alias). Every value sent, under either name,
+     * must be the same version — else 400, since the gateway would check one and could forward another — and it
+     * must be {@value #FIRST_VERSION} or a later {@code YYYY-MM-DD}. On success the value as sent is kept on the
+     * request (what an Anthropic-type upstream gets) and null is returned.
+     */
+    static GatewayError checkVersion(GatewayRequest request) {
+        String version = null;
+        AsciiString from = null;
+        for (AsciiString name : VERSION_HEADERS) {
+            Iterator<String> values = request.headers().valueStringIterator(name);
+            while (values.hasNext()) {
+                String v = values.next();
+                if (version == null) {
+                    version = v;
+                    from = name;
+                } else if (!v.trim().equals(version.trim())) {
+                    return GatewayError.invalid((from == name ? "two " + name + " headers" : from + " and " + name)
+                            + " carry different versions ('"
+                            + abbreviate(version.trim()) + "', '" + abbreviate(v.trim()) + "'); send one version.",
+                            null, "invalid_value");
+                }
+            }
+        }
+        if (version == null || version.isBlank()) {
+            return GatewayError.invalid("anthropic-version: header is required (vendor-version is accepted as an "
+                    + "alias)", null, "missing_required_header");
+        }
+        String trimmed = version.trim();
+        if (!VERSION_DATE.matcher(trimmed).matches() || trimmed.compareTo(FIRST_VERSION) < 0) {
+            return GatewayError.invalid(from + ": '" + abbreviate(trimmed)
+                    + "' is not a supported version; use 2023-06-01 or a later date.", null, "invalid_value");
+        }
+        request.anthropicVersion(version);
+        return null;
     }
 
     /** The attempts of one request, for its {@link RetryingExchange}. */

@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
  * <pre>
  *   request-timeouts  raw bytes: 408 for a request trickled in too slowly, close when idle too long
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
+ *   head-validator    HTTP version (505), Host (400), absolute-form target → its path
  *   stream-guard      keep-alive pings on idle streams (GD-11); ends answers cleanly when draining
  *   response-observer status, bytes and timings of each answer written, onto its exchange record
  *   body-aggregator   whole request body, up to max_body_bytes (413 otherwise)
@@ -59,8 +60,13 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     /** Builds the pipeline of one client connection (public so tests can build it on an EmbeddedChannel). */
     public void init(Channel ch) {
         ServerConfig server = gateway.config().server();
-        if (server.maxConnections() > 0 && gateway.connections().size() >= server.maxConnections()) {
-            refuse(ch);
+        int cap = gateway.connectionCaps().maxConnections(server);
+        if (cap > 0 && gateway.connections().size() >= cap) {
+            refuse(ch, "The gateway is at its connection limit; retry shortly.");
+            return;
+        }
+        if (!gateway.connectionCaps().admitFromClient(ch, server.maxConnectionsPerClient())) {
+            refuse(ch, "Too many connections from your address; reuse or close some, then retry.");
             return;
         }
         gateway.connections().add(ch); // removed by the group when the channel closes
@@ -70,11 +76,11 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     }
 
     /**
-     * Past the connection cap: a 503 before the request is even read (a client reads it as the answer to what it
-     * sends), then a lingering close so the kernel does not reset it away.
+     * Past a connection cap (the total, or the client address's): a 503 before the request is even read (a client
+     * reads it as the answer to what it sends), then a lingering close so the kernel does not reset it away.
      */
-    private static void refuse(Channel ch) {
-        byte[] body = ("{\"error\":{\"message\":\"The gateway is at its connection limit; retry shortly.\","
+    private static void refuse(Channel ch, String message) {
+        byte[] body = ("{\"error\":{\"message\":\"" + message + "\","
                 + "\"type\":\"server_error\",\"param\":null,\"code\":\"overloaded\"}}").getBytes(StandardCharsets.US_ASCII);
         String head = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: "
                 + body.length + "\r\nretry-after: 1\r\nretry-after-ms: 1000\r\nconnection: close\r\n\r\n";
@@ -89,6 +95,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
+        p.addLast(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator());
         p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard(timeouts));
         p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));

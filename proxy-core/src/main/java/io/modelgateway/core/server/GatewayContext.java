@@ -32,6 +32,8 @@ public final class GatewayContext {
     private final RateLimiter limiter;
     /** Every open client connection of the API listener (for the drain at shutdown and the connection cap). */
     private final ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);
+    /** The caps on client connections (total and per address), checked as each connection opens. */
+    private final ConnectionCaps connectionCaps = new ConnectionCaps();
     /** API requests in progress across all connections (the cap of server.max_concurrent_requests). */
     private final AtomicInteger exchanges = new AtomicInteger();
     private final ExchangeObserver observer;
@@ -72,6 +74,10 @@ public final class GatewayContext {
 
     public ChannelGroup connections() {
         return connections;
+    }
+
+    public ConnectionCaps connectionCaps() {
+        return connectionCaps;
     }
 
     /**

@@ -29,6 +29,8 @@ public final class GatewayRequest implements ReferenceCounted {
     private Admission admission;
     /** Tokens reserved at admission: the fallback count when the upstream never reports its usage. */
     private long estimatedInputTokens;
+    /** Messages requests: the version header's value as sent, once checked (GD-2); null otherwise. */
+    private String anthropicVersion;
 
     /** @param endpoint null for {@code GET /api/v1/models} */
     public GatewayRequest(FullHttpRequest http, Endpoint endpoint, ApiStyle style, String requestId,
@@ -110,6 +112,19 @@ public final class GatewayRequest implements ReferenceCounted {
 
     public long estimatedInputTokens() {
         return estimatedInputTokens;
+    }
+
+    /**
+     * The caller's Anthropic API version, as sent in {@code anthropic-version} or its alias {@code vendor-version},
+     * set once the exchange handler has checked it; null for requests other than messages. What an Anthropic-type
+     * upstream is sent.
+     */
+    public String anthropicVersion() {
+        return anthropicVersion;
+    }
+
+    public void anthropicVersion(String version) {
+        this.anthropicVersion = version;
     }
 
     /**

@@ -70,6 +70,7 @@ public final class GatewayServer implements AutoCloseable {
         metrics.accessLogDrops(accessLog::dropped);
         GatewayContext context = new GatewayContext(config, pools, new RateLimiter(),
                 CompositeObserver.of(metrics, accessLog, observer));
+        context.connectionCaps().deriveFromProcess();
         AdminServer admin = null;
         try {
             if (config.adminListen() != null) {
@@ -89,6 +90,7 @@ public final class GatewayServer implements AutoCloseable {
             GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin);
             LOG.info("gateway listening on http://" + server.hostPort() + " (" + Transport.name() + ")"
                     + (admin == null ? "" : "; admin on port " + admin.port()));
+            LOG.info(context.connectionCaps().describe(config.server()));
             return server;
         } catch (InterruptedException | RuntimeException e) {
             if (admin != null) {

@@ -2,6 +2,7 @@ package io.modelgateway.core.server;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorBodies;
+import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -86,6 +87,20 @@ public final class HttpResponses {
             response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
         }
         ensureRetryHeaders(response.headers(), response.status().code());
+        return send(ctx, response, requestId, keepAlive);
+    }
+
+    /**
+     * 405 in the caller's style with the {@code Allow} header listing the methods the path takes (an HTTP 405
+     * must carry it).
+     */
+    public static ChannelFuture methodNotAllowed(ChannelHandlerContext ctx, ApiStyle style, String requestId,
+            boolean keepAlive, String allow) {
+        GatewayError error = new GatewayError(ErrorKind.METHOD_NOT_ALLOWED, "Method not allowed; use "
+                + allow.replace(", ", " or ") + ".", null, "method_not_allowed");
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.METHOD_NOT_ALLOWED, ErrorBodies.body(ctx.alloc(), style, error, requestId));
+        response.headers().set(HttpHeaderNames.ALLOW, allow);
         return send(ctx, response, requestId, keepAlive);
     }
 

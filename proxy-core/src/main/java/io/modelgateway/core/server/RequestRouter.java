@@ -23,7 +23,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * First handler after the codec: turns each aggregated {@link FullHttpRequest} into a {@link GatewayRequest}
  * for the three endpoints and the model list, answers health and readiness itself, and answers 400 / 404 /
- * 405 / 431 for what is not an API call. Releases every request it answers; passes the rest on (ownership
+ * 405 (with {@code Allow}) / 431 / 505 for what is not an API call (a head the codec or the
+ * {@link RequestHeadValidator} refused arrives here as a decoder failure, answered and then closed). Releases every request it answers; passes the rest on (ownership
  * moves with the message).
  */
 public final class RequestRouter extends ChannelInboundHandlerAdapter {
@@ -59,7 +60,7 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
             HttpMethod method = request.method();
             if (path.equals("/health") || path.equals("/ready")) {
                 if (method != HttpMethod.GET && method != HttpMethod.HEAD) {
-                    methodNotAllowed(ctx, style, requestId, keepAlive, "GET");
+                    HttpResponses.methodNotAllowed(ctx, style, requestId, keepAlive, "GET, HEAD");
                     return;
                 }
                 boolean ok = path.equals("/health") || gateway.ready();
@@ -76,7 +77,7 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
             }
             HttpMethod expected = endpoint == null ? HttpMethod.GET : HttpMethod.POST;
             if (!method.equals(expected)) {
-                methodNotAllowed(ctx, style, requestId, keepAlive, expected.name());
+                HttpResponses.methodNotAllowed(ctx, style, requestId, keepAlive, expected.name());
                 return;
             }
             if (!gateway.tryStartExchange(gateway.config().server().maxConcurrentExchanges())) {
@@ -100,15 +101,11 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private static void methodNotAllowed(ChannelHandlerContext ctx, ApiStyle style, String requestId,
-            boolean keepAlive, String allow) {
-        HttpResponses.sendError(ctx, style, new GatewayError(ErrorKind.METHOD_NOT_ALLOWED,
-                "Method not allowed; use " + allow + ".", null, "method_not_allowed"), requestId, keepAlive);
-    }
-
     private static void badHttp(ChannelHandlerContext ctx, Throwable cause, ApiStyle style, String requestId) {
         GatewayError error;
-        if (cause instanceof TooLongHttpHeaderException) {
+        if (cause instanceof RequestHeadValidator.Refusal refusal) {
+            error = refusal.error(); // a 505, or a 400 for the Host header
+        } else if (cause instanceof TooLongHttpHeaderException) {
             error = new GatewayError(ErrorKind.HEADERS_TOO_LARGE, "Request headers are too large.", null, null);
         } else if (cause instanceof TooLongHttpLineException || cause instanceof TooLongFrameException) {
             error = GatewayError.invalid("The request line is too long.", null, "invalid_request");

@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * clock starts at its next read rather than its first byte; the idle timeout still bounds such a connection.
  */
 public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
-    private static final byte[] MESSAGES_PREFIX = "POST /api/v1/messages".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] POST = "POST ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] MESSAGES_PATH = "/api/v1/messages".getBytes(StandardCharsets.US_ASCII);
 
     private final long requestTimeoutNanos;
     private final long idleTimeoutNanos;
@@ -72,7 +73,7 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
         }
         if (receivingSince == 0 && msg instanceof ByteBuf bytes && bytes.isReadable()) {
             receivingSince = System.nanoTime();
-            messagesStyle = startsWith(bytes, MESSAGES_PREFIX);
+            messagesStyle = isMessagesRequest(bytes);
         }
         ctx.fireChannelRead(msg);
     }
@@ -136,12 +137,44 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(out).addListener(f -> HttpResponses.lingeringClose(ctx.channel()));
     }
 
-    private static boolean startsWith(ByteBuf b, byte[] prefix) {
-        if (b.readableBytes() < prefix.length) {
+    /**
+     * Whether the first bytes of a request are a POST to the messages path, as {@code POST /api/v1/messages} or in
+     * absolute form ({@code POST http://host/api/v1/messages}, which the head validator turns into the path later).
+     */
+    static boolean isMessagesRequest(ByteBuf b) {
+        int start = b.readerIndex();
+        int end = b.writerIndex();
+        if (!regionEquals(b, start, end, POST)) {
             return false;
         }
-        for (int i = 0; i < prefix.length; i++) {
-            if (b.getByte(b.readerIndex() + i) != prefix[i]) {
+        int at = start + POST.length;
+        if (at < end && b.getByte(at) != '/') {
+            // absolute form: skip the scheme and the authority, up to the path's first '/'
+            int slashes = 0;
+            while (at < end && slashes < 3) {
+                byte c = b.getByte(at);
+                if (c == ' ') {
+                    return false;
+                }
+                if (c == '/') {
+                    slashes++;
+                }
+                at++;
+            }
+            if (slashes < 3) {
+                return false;
+            }
+            at--;
+        }
+        return regionEquals(b, at, end, MESSAGES_PATH);
+    }
+
+    private static boolean regionEquals(ByteBuf b, int at, int end, byte[] expected) {
+        if (end - at < expected.length) {
+            return false;
+        }
+        for (int i = 0; i < expected.length; i++) {
+            if (b.getByte(at + i) != expected[i]) {
                 return false;
             }
         }

@@ -108,8 +108,6 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
     private static final AsciiString TEXT_EVENT_STREAM = AsciiString.cached("text/event-stream; charset=utf-8");
     private static final AsciiString X_ACCEL_BUFFERING = AsciiString.cached("x-accel-buffering");
-    private static final AsciiString ANTHROPIC_VERSION = AsciiString.cached("anthropic-version");
-    private static final AsciiString ANTHROPIC_BETA = AsciiString.cached("anthropic-beta");
     private static final AsciiString USER_AGENT = AsciiString.cached("model-gateway/0.1");
 
     /**
@@ -292,13 +290,14 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         h.setInt(HttpHeaderNames.CONTENT_LENGTH, upstreamBody.readableBytes());
         h.set(HttpHeaderNames.USER_AGENT, USER_AGENT);
         h.set(HttpResponses.X_REQUEST_ID, request.requestId());
-        // Client headers the provider config asks to pass on; credentials never (API-CONTRACT 2.1). The names
-        // are matched as the decoder made them, without lower-cased copies.
+        // Client headers the provider config asks to pass on; credentials never (API-CONTRACT 2.1), nor the
+        // Anthropic headers, which follow their own rule below. The names are matched as the decoder made them,
+        // without lower-cased copies.
         if (!provider.forwardHeaders().isEmpty()) {
             java.util.Iterator<Map.Entry<CharSequence, CharSequence>> it = request.headers().iteratorCharSequence();
             while (it.hasNext()) {
                 Map.Entry<CharSequence, CharSequence> e = it.next();
-                if (provider.forwardsHeader(e.getKey())) {
+                if (provider.forwardsHeader(e.getKey()) && !AnthropicHeaders.isAnthropicHeader(e.getKey())) {
                     h.add(AsciiString.of(e.getKey()).toLowerCase(), e.getValue());
                 }
             }
@@ -306,14 +305,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         for (int i = 0; i < target.extraNames.length; i++) {
             h.set(target.extraNames[i], target.extraValues[i]);
         }
-        if (provider.type().style() == ApiStyle.ANTHROPIC) {
-            String version = request.headers().get(ANTHROPIC_VERSION);
-            h.set(ANTHROPIC_VERSION, version != null ? version : "2023-06-01");
-            String beta = request.headers().get(ANTHROPIC_BETA);
-            if (beta != null) {
-                h.set(ANTHROPIC_BETA, beta);
-            }
-        }
+        AnthropicHeaders.add(h, provider, request);
         if (target.credentialName != null) {
             h.set(target.credentialName, target.credentialValue);
         }

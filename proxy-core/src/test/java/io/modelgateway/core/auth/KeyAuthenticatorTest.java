@@ -72,6 +72,37 @@ class KeyAuthenticatorTest {
     }
 
     @Test
+    void twoAuthorizationHeadersWithDifferentKeys_is401_theSameKeyRepeatedPasses() {
+        GatewayRequest req = request(Endpoint.CHAT_COMPLETIONS);
+        req.headers().add("authorization", "Bearer " + TestGateway.KEY).add("authorization", "Bearer sk-limited");
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(401);
+        assertThat(Embedded.body(r)).contains("two Authorization headers carry different keys")
+                .doesNotContain("sk-limited").doesNotContain(TestGateway.KEY);
+        assertThat(req.refCnt()).isZero();
+
+        // one caller, whatever the number of lines: passes (an empty line counts as absent)
+        GatewayRequest same = request(Endpoint.CHAT_COMPLETIONS);
+        same.headers().add("authorization", "Bearer " + TestGateway.KEY).add("authorization", "Bearer " + TestGateway.KEY)
+                .add("x-api-key", TestGateway.KEY).add("x-api-key", "");
+        ch.writeInbound(same);
+        GatewayRequest passed = ch.readInbound();
+        assertThat(passed.key().name()).isEqualTo("test");
+        passed.release();
+    }
+
+    @Test
+    void twoXApiKeyHeadersWithDifferentKeys_is401() {
+        GatewayRequest req = request(Endpoint.MESSAGES);
+        req.headers().add("x-api-key", "sk-limited").add("X-Api-Key", TestGateway.KEY);
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(401);
+        assertThat(Embedded.body(r)).contains("authentication_error").contains("two x-api-key headers");
+    }
+
+    @Test
     void unknownKey_is401WithoutEchoingIt() {
         ch.writeInbound(request(Endpoint.CHAT_COMPLETIONS, "authorization", "Bearer sk-unknown-123"));
         FullHttpResponse r = ch.readOutbound();

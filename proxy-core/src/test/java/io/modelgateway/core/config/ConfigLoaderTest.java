@@ -832,6 +832,64 @@ class ConfigLoaderTest {
                         + " first (test.yaml:9)");
     }
 
+    // ---- Anthropic headers and provider warnings
+
+    @Test
+    void anthropicBeta_forwardByDefault_dropOrAnAllowList() throws Exception {
+        GatewayConfig config = parse(withKeys(
+                "providers:",
+                "  plain: {type: anthropic, base_url: 'https://a.example'}",
+                "  off: {type: anthropic, base_url: 'https://a.example', anthropic_beta: drop}",
+                "  some: {type: anthropic, base_url: 'https://a.example', anthropic_beta: [prompt-caching-*, x-1]}",
+                "models: {m: {deployments: [{provider: plain}]}}"));
+        assertThat(config.providers().get("plain").anthropicBeta()).isEqualTo(AnthropicBeta.FORWARD);
+        assertThat(config.providers().get("off").anthropicBeta()).isEqualTo(AnthropicBeta.DROP);
+        AnthropicBeta some = config.providers().get("some").anthropicBeta();
+        assertThat(some.filter("prompt-caching-2024-07-31,x-1")).isEqualTo("prompt-caching-2024-07-31,x-1");
+        assertThat(some.filter("x-1, y-2 ,prompt-caching-a")).isEqualTo("x-1,prompt-caching-a");
+        assertThat(some.filter("y-2")).isNull();
+        assertThat(AnthropicBeta.FORWARD.filter("a , b")).isEqualTo("a , b");
+        assertThat(AnthropicBeta.DROP.filter("a")).isNull();
+    }
+
+    @Test
+    void anthropicBeta_badValueOrWrongType_namesTheField() {
+        assertError(withKeys("providers: {p: {type: anthropic, base_url: 'https://a.example', anthropic_beta: keep}}",
+                "models: {m: {deployments: [{provider: p}]}}"))
+                .hasMessage("providers.p.anthropic_beta: must be forward, drop, or a list of allowed beta names "
+                        + "(got 'keep') (test.yaml:5)");
+        assertError(withKeys("providers: {p: {type: anthropic, base_url: 'https://a.example', anthropic_beta: ['a,b']}}",
+                "models: {m: {deployments: [{provider: p}]}}"))
+                .hasMessageStartingWith("providers.p.anthropic_beta[0]: not a beta name or glob");
+        assertError(withKeys("providers: {p: {type: openai, base_url: 'https://o.example/v1', anthropic_beta: drop}}",
+                "models: {m: {deployments: [{provider: p}]}}"))
+                .hasMessageStartingWith("providers.p.anthropic_beta: only used by type anthropic");
+    }
+
+    @Test
+    void forwardHeaders_namingAnAnthropicHeader_warnsThatItFollowsItsOwnRule() throws Exception {
+        List<String> lines = captureWarnings(() -> parse(withKeys(
+                "providers: {p: {type: anthropic, base_url: 'https://a.example', forward_headers: [x-a, Anthropic-Beta]}}",
+                "models: {m: {deployments: [{provider: p}]}}")));
+        assertThat(lines).singleElement().asString()
+                .startsWith("providers.p.forward_headers[1]: 'anthropic-beta' follows its own rule, not forward_headers")
+                .endsWith("(test.yaml:5)");
+    }
+
+    @Test
+    void literalApiKey_warningNamesTheVariableOfTheProvidersType() throws Exception {
+        List<String> lines = captureWarnings(() -> parse(withKeys(
+                "providers:",
+                "  a: {type: anthropic, base_url: 'https://a.example', api_key: sk-ant-literal}",
+                "  o: {type: openai, base_url: 'https://o.example/v1', api_key: sk-literal}",
+                "models: {m: {deployments: [{provider: a}]}, n: {deployments: [{provider: o}]}}")));
+        assertThat(lines).containsExactly(
+                "providers.a.api_key: the API key is written in the config file; prefer an environment reference"
+                        + " such as ${ANTHROPIC_API_KEY} (test.yaml:6)",
+                "providers.o.api_key: the API key is written in the config file; prefer an environment reference"
+                        + " such as ${OPENAI_API_KEY} (test.yaml:7)");
+    }
+
     // ---- access log, admin listener, reload
 
     @Test

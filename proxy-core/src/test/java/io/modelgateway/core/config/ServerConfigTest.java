@@ -32,6 +32,24 @@ class ServerConfigTest {
     }
 
     @Test
+    void defaults_connectionCapDerived_idle75s_noPerClientCap() throws Exception {
+        ServerConfig s = parse(REST).server();
+        assertThat(s.maxConnections()).isEqualTo(ServerConfig.DERIVED);
+        assertThat(s.idleTimeoutMs()).isEqualTo(75_000);
+        assertThat(s.maxConnectionsPerClient()).isZero();
+        // written out, 0 still means no cap (not "derive one")
+        assertThat(parse("server: {max_connections: 0}\n" + REST).server().maxConnections()).isZero();
+    }
+
+    @Test
+    void maxConnectionsPerClient_readAndRangeChecked() throws Exception {
+        assertThat(parse("server: {max_connections_per_client: 64}\n" + REST).server().maxConnectionsPerClient())
+                .isEqualTo(64);
+        assertThatThrownBy(() -> parse("server: {max_connections_per_client: -1}\n" + REST))
+                .hasMessageStartingWith("server.max_connections_per_client: must be between 0 and 1000000");
+    }
+
+    @Test
     void server_badFieldOrValue_namesTheField() {
         assertThatThrownBy(() -> parse("server: {max_conections: 10}\n" + REST))
                 .hasMessageStartingWith("server.max_conections: unknown field (did you mean max_connections?)");

@@ -2,6 +2,8 @@ package io.modelgateway.core.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.modelgateway.core.server.GatewayServer;
+import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.TestGateway;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,6 +12,12 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -38,6 +46,18 @@ class ServerGuardsEndToEndTest {
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(250L, 3000L);
             assertThat(answer).startsWith("HTTP/1.1 408").contains("connection: close")
                     .contains("\"type\":\"error\"").contains("\"type\":\"invalid_request_error\"");
+        }
+    }
+
+    @Test
+    void slowHeaders_absoluteFormMessagesTarget_408InAnthropicStyle() throws Exception {
+        try (TestGateway gw = start("  request_timeout_ms: 300\n");
+             Socket s = new Socket("127.0.0.1", gw.port())) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write("POST http://gw.example:8080/api/v1/messages HTTP/1.1\r\nHost: gw.example\r\nx-api"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 408").contains("\"type\":\"error\"");
         }
     }
 
@@ -91,6 +111,58 @@ class ServerGuardsEndToEndTest {
                 assertThat(answer).startsWith("HTTP/1.1 503").contains("retry-after: 1").contains("\"code\":\"overloaded\"");
             }
             assertThat(a.isConnected() && b.isConnected()).isTrue();
+        }
+    }
+
+    @Test
+    void perClientCap_oneMoreFromTheSameAddressGets503_aClosedOneFreesItsPlace() throws Exception {
+        try (TestGateway gw = start("  max_connections_per_client: 2\n");
+             Socket a = new Socket("127.0.0.1", gw.port());
+             Socket b = new Socket("127.0.0.1", gw.port())) {
+            Eventually.until(Duration.ofSeconds(5), () -> gw.server().context().connections().size() == 2);
+            try (Socket c = new Socket("127.0.0.1", gw.port())) {
+                c.setSoTimeout(5000);
+                String answer = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(answer).startsWith("HTTP/1.1 503").contains("retry-after: 1")
+                        .contains("Too many connections from your address");
+            }
+            a.close();
+            Eventually.until(Duration.ofSeconds(5), () -> gw.server().context().connections().size() == 1);
+            try (Socket d = new Socket("127.0.0.1", gw.port())) {
+                d.setSoTimeout(5000);
+                d.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertThat(new String(d.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).startsWith("HTTP/1.1 200");
+            }
+        }
+    }
+
+    @Test
+    void maxConnectionsNotSet_capDerivedFromTheDescriptorLimit_andLoggedAtStart() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Logger log = Logger.getLogger(GatewayServer.class.getName());
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                lines.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(capture);
+        try (TestGateway gw = TestGateway.start(TestGateway.simulatorConfig())) {
+            int cap = gw.server().context().connectionCaps().maxConnections(gw.server().context().config().server());
+            assertThat(cap).isPositive();
+            assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("connection cap: " + cap
+                    + ", derived from the file-descriptor limit "));
+        } finally {
+            log.removeHandler(capture);
         }
     }
 

@@ -94,6 +94,71 @@ class ExchangeHandlerTest {
         assertThat(Embedded.body(r)).contains("anthropic-version");
     }
 
+    private static final String MESSAGES = "{\"model\":\"sim-chat\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+
+    @Test
+    void missingVersionHeader_messageNamesTheAlias() {
+        ch.writeInbound(request(Endpoint.MESSAGES, MESSAGES));
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(400);
+        assertThat(Embedded.body(r)).contains("\"type\":\"invalid_request_error\"")
+                .contains("anthropic-version: header is required (vendor-version is accepted as an alias)");
+    }
+
+    @Test
+    void vendorVersionAlone_isAcceptedAsTheVersion() {
+        GatewayRequest req = request(Endpoint.MESSAGES, MESSAGES, "vendor-version", "2023-06-01");
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(200);
+        assertThat(Embedded.body(r)).contains("\"type\":\"message\"");
+    }
+
+    @Test
+    void vendorVersion_isValidatedLikeAnthropicVersion() {
+        ch.writeInbound(request(Endpoint.MESSAGES, MESSAGES, "vendor-version", "2023-01-01"));
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(400);
+        assertThat(Embedded.body(r)).contains("vendor-version: '2023-01-01' is not a supported version");
+    }
+
+    @Test
+    void versionAndAliasThatDiffer_is400_sameValueTwicePasses() {
+        ch.writeInbound(request(Endpoint.MESSAGES, MESSAGES, "anthropic-version", "2023-06-01",
+                "vendor-version", "2026-10-21"));
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(400);
+        assertThat(Embedded.body(r)).contains("anthropic-version and vendor-version carry different versions");
+
+        ch.writeInbound(request(Endpoint.MESSAGES, MESSAGES, "anthropic-version", "2023-06-01",
+                "vendor-version", "2023-06-01"));
+        r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(200);
+        r.release();
+    }
+
+    @Test
+    void twoDifferentAnthropicVersionLines_is400() {
+        GatewayRequest req = request(Endpoint.MESSAGES, MESSAGES);
+        req.headers().add("anthropic-version", "2023-06-01").add("anthropic-version", "2026-10-21");
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(400);
+        assertThat(Embedded.body(r)).contains("two anthropic-version headers carry different versions");
+    }
+
+    @Test
+    void duplicateModelKey_is400AndNothingIsServed() {
+        // last key wins in the peek; an upstream that takes the first would serve the other model
+        GatewayRequest req = request(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\":\"sim-embed\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"model\":\"sim-chat\"}");
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(400);
+        assertThat(Embedded.body(r)).contains("\"param\":\"model\"").contains("\"code\":\"duplicate_key\"");
+        assertThat(req.refCnt()).isZero();
+    }
+
     @Test
     void pipelinedRequests_areAnsweredInOrder() {
         ch.writeInbound(request(Endpoint.CHAT_COMPLETIONS, CHAT, "x-sim-output-tokens", "3"),

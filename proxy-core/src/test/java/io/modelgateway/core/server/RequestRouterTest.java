@@ -81,6 +81,33 @@ class RequestRouterTest {
     }
 
     @Test
+    void wrongMethod_405CarriesAllow() {
+        ch.writeInbound(Embedded.request(HttpMethod.GET, "/api/v1/embeddings", ""));
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(405);
+        assertThat(r.headers().get("allow")).isEqualTo("POST");
+        r.release();
+        ch.writeInbound(Embedded.request(HttpMethod.DELETE, "/ready", ""));
+        r = ch.readOutbound();
+        assertThat(r.headers().get("allow")).isEqualTo("GET, HEAD");
+        r.release();
+    }
+
+    @Test
+    void headRefusedByTheValidator_isAnsweredWithItsStatusInThePathsStyleAndCloses() {
+        FullHttpRequest req = Embedded.request(HttpMethod.POST, "/api/v1/messages", "{}");
+        req.setProtocolVersion(io.netty.handler.codec.http.HttpVersion.valueOf("HTTP/1.2"));
+        assertThat(RequestHeadValidator.check(req)).isNotNull();
+        req.setDecoderResult(DecoderResult.failure(new RequestHeadValidator.Refusal(RequestHeadValidator.check(req))));
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(505);
+        assertThat(Embedded.body(r)).startsWith("{\"type\":\"error\"");
+        ch.runPendingTasks();
+        assertThat(ch.isOpen()).isFalse();
+    }
+
+    @Test
     void decoderFailure_is400AndCloses() {
         FullHttpRequest req = Embedded.request(HttpMethod.GET, "/bad", "");
         req.setDecoderResult(DecoderResult.failure(new IllegalArgumentException("bad")));

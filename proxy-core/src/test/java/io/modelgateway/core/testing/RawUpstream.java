@@ -62,9 +62,13 @@ public final class RawUpstream implements AutoCloseable {
                                     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req)
                                             throws Exception {
                                         Map<String, String> headers = new java.util.TreeMap<>();
-                                        req.headers().forEach(e -> headers.put(e.getKey().toLowerCase(), e.getValue()));
+                                        List<String> lines = new java.util.ArrayList<>();
+                                        req.headers().forEach(e -> {
+                                            headers.put(e.getKey().toLowerCase(), e.getValue());
+                                            lines.add(e.getKey().toLowerCase() + ": " + e.getValue());
+                                        });
                                         ScriptedUpstream.Received r = new ScriptedUpstream.Received(req.method().name(),
-                                                req.uri(), headers, req.content().toString(StandardCharsets.UTF_8));
+                                                req.uri(), headers, req.content().toString(StandardCharsets.UTF_8), lines);
                                         received.add(r);
                                         responder.respond(r, ctx.channel());
                                     }

@@ -59,8 +59,17 @@ public final class ScriptedUpstream implements AutoCloseable {
         }
     }
 
-    /** What the upstream received: method, uri, headers (lower-case names) and body. */
-    public record Received(String method, String uri, Map<String, String> headers, String body) {
+    /**
+     * What the upstream received: method, uri, headers (lower-case names; the last line of a repeated name) and body;
+     * {@code headerLines} has every line, in order, as {@code name: value} with the name lower-cased.
+     */
+    public record Received(String method, String uri, Map<String, String> headers, String body,
+            List<String> headerLines) {
+        /** Every value of the header {@code name} (lower case), one per line, in order. */
+        public List<String> all(String name) {
+            return headerLines.stream().filter(l -> l.startsWith(name + ": "))
+                    .map(l -> l.substring(name.length() + 2)).toList();
+        }
     }
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -98,9 +107,13 @@ public final class ScriptedUpstream implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
             Map<String, String> headers = new java.util.TreeMap<>();
-            req.headers().forEach(e -> headers.put(e.getKey().toLowerCase(), e.getValue()));
+            List<String> lines = new java.util.ArrayList<>();
+            req.headers().forEach(e -> {
+                headers.put(e.getKey().toLowerCase(), e.getValue());
+                lines.add(e.getKey().toLowerCase() + ": " + e.getValue());
+            });
             Received r = new Received(req.method().name(), req.uri(), headers,
-                    req.content().toString(StandardCharsets.UTF_8));
+                    req.content().toString(StandardCharsets.UTF_8), List.copyOf(lines));
             received.add(r);
             Script s = scripts.apply(r);
             HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(s.status()));
