@@ -1,5 +1,5 @@
 // @anthropic-ai/sdk 1.x (installed under the alias anthropic-sdk-1), unmodified: `apiKey` travels
-// as `Authorization: Bearer` and the version header is a 2026 date (API-CONTRACT 2.1 GD-2, 5.11).
+// as `Authorization: Bearer` and the version header is a 2026 date (contract 2.1 GD-2, 5.11).
 // Its beta namespace calls plain /v1/messages (no ?beta=true).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // @anthropic-ai/sdk 0.x, unmodified: `apiKey` travels as x-api-key with anthropic-version
-// 2023-06-01, and the beta namespace calls /v1/messages?beta=true (API-CONTRACT 1.1, 2.1).
+// 2023-06-01, and the beta namespace calls /v1/messages?beta=true (contract 1.1, 2.1).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';

@@ -1,4 +1,4 @@
-// The official SDKs across API styles (API-CONTRACT 8): the openai SDK on a model served by a provider of
+// The official SDKs across API styles (contract 8): the openai SDK on a model served by a provider of
 // type `anthropic`, and the Anthropic SDK on a model served by a provider of type `openai`. The gateway
 // translates requests, answers, streams and errors; the SDKs must not notice.
 import { describe, test } from 'node:test';

@@ -34,7 +34,7 @@ export const MESSAGES_MODELS = list('GATEWAY_MESSAGES_MODELS');
 /** Per-test bound, so a hanging stream fails the test instead of the whole run. */
 export const TEST_TIMEOUT_MS = 30_000;
 
-/** Request ids are `req_` + 24 base62 characters (API-CONTRACT 1.4). */
+/** Request ids are `req_` + 24 base62 characters (contract 1.4). */
 export const REQUEST_ID = /^req_[A-Za-z0-9]{24}$/;
 
 export const WEATHER_TOOL_SCHEMA = {

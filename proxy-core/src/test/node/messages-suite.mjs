@@ -1,4 +1,4 @@
-// The Messages API checks shared by both Anthropic SDK generations (API-CONTRACT 1, 2, 5.10, 7).
+// The Messages API checks shared by both Anthropic SDK generations (contract 1, 2, 5.10, 7).
 // Each *.test.mjs file that calls defineMessagesSuite gets one describe() per messages model:
 // the in-process simulator and the standalone simulator behind an `anthropic` provider.
 import { describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// openai-node, unmodified, against the gateway's OpenAI-style endpoints (API-CONTRACT 1, 2, 3.11,
+// openai-node, unmodified, against the gateway's OpenAI-style endpoints (contract 1, 2, 3.11,
 // 4.4, 7). Each chat test runs once per chat model (in-process simulator, then the standalone
 // simulator behind an `openai` provider); each embeddings test once per embedding model.
 import { describe, test } from 'node:test';
@@ -267,7 +267,7 @@ for (const model of CHAT_MODELS) {
 }
 
 // Faults injected by the simulator through x-sim-fault (the standalone providers forward x-sim-*):
-// what the SDK user sees when the upstream fails before or during a stream (API-CONTRACT 2.3, 7.3, 7.6).
+// what the SDK user sees when the upstream fails before or during a stream (contract 2.3, 7.3, 7.6).
 for (const model of CHAT_MODELS) {
   describe(`openai upstream faults on ${model}`, { timeout: TEST_TIMEOUT_MS }, () => {
     const fault = (spec) => ({ headers: { 'x-sim-fault': spec } });

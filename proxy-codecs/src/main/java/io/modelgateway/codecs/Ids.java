@@ -3,7 +3,7 @@ package io.modelgateway.codecs;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Identifiers of API-CONTRACT 1.4: a prefix and 24 base62 characters. They only need to be unique,
+ * Identifiers of contract 1.4: a prefix and 24 base62 characters. They only need to be unique,
  * not secret, so a thread-local PRNG is enough and costs no lock on the event loop.
  */
 public final class Ids {

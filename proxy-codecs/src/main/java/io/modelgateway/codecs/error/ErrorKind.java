@@ -4,7 +4,7 @@ import io.modelgateway.codecs.ApiStyle;
 
 /**
  * Every error the gateway can answer, with its status and vocabulary in both styles
- * (API-CONTRACT 7.3). OpenAI-style {@code code} defaults here and may be refined per error.
+ * (contract 7.3). OpenAI-style {@code code} defaults here and may be refined per error.
  */
 public enum ErrorKind {
     INVALID_REQUEST(400, 400, "invalid_request_error", "invalid_request_error", null),
@@ -22,7 +22,7 @@ public enum ErrorKind {
     /**
      * A token limit of the gateway (per minute, or per day): the same 429 and Anthropic type, but OpenAI type
      * {@code tokens}, which is how OpenAI tells callers that a smaller request might pass where more requests
-     * would not (API-CONTRACT 7.3).
+     * would not (contract 7.3).
      */
     RATE_LIMIT_TOKENS(429, 429, "tokens", "rate_limit_error", "rate_limit_exceeded"),
     INTERNAL(500, 500, "server_error", "api_error", null),

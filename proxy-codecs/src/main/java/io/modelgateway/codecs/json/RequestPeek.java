@@ -34,7 +34,7 @@ public final class RequestPeek {
             .build();
 
 
-    /** Embeddings: at most this many inputs per request (API-CONTRACT 9). */
+    /** Embeddings: at most this many inputs per request (contract 9). */
     public static final int MAX_EMBEDDING_INPUTS = 2048;
 
     // ---- results ----
@@ -81,7 +81,7 @@ public final class RequestPeek {
 
     /**
      * Peeks a body for the given endpoint. {@code systemRoleAllowed}: whether {@code messages[].role}
-     * may be {@code system} on the messages endpoint (API-CONTRACT 5.11, version 2026-10-21 and later).
+     * may be {@code system} on the messages endpoint (contract 5.11, version 2026-10-21 and later).
      */
     public static RequestPeek peek(Endpoint endpoint, ByteBuf body, boolean systemRoleAllowed) {
         RequestPeek peek = new RequestPeek();

@@ -32,7 +32,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * API-CONTRACT 8.2: an OpenAI-style chat completions request → the Anthropic messages request for the
+ * Contract 8.2: an OpenAI-style chat completions request → the Anthropic messages request for the
  * model's upstream, plus the {@link ResponseTranslator} that turns the answer back (8.3, 8.4) with what this
  * request asked for ({@code stream_options.include_usage}, {@code reasoning.exclude}, the GD-14
  * {@code json_response} emulation).

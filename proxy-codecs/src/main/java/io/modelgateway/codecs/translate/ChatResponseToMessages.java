@@ -17,7 +17,7 @@ import java.io.UncheckedIOException;
 
 /**
  * The answer side of a messages request served by an OpenAI-style upstream: a chat completion → an Anthropic
- * message (API-CONTRACT 8.6–8.8), or, for streams, a {@link ChatStreamToMessages} per stream. Made by
+ * message (contract 8.6–8.8), or, for streams, a {@link ChatStreamToMessages} per stream. Made by
  * {@link MessagesRequestToChat}, which fills the tool-name table it restores names from (GD-22).
  *
  * <p>{@link #translate} borrows the upstream body (not released, reader index unchanged) and returns a new

@@ -28,7 +28,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * An OpenAI chat-completions stream → Anthropic {@code /messages} events, the state machine of API-CONTRACT
+ * An OpenAI chat-completions stream → Anthropic {@code /messages} events, the state machine of contract
  * 8.9. Each upstream event is read on its own (its {@code data:} lines joined and parsed with the streaming
  * parser into a small {@link Chunk}), then turned into zero or more caller events written with a
  * {@link JsonGenerator} straight into new buffers: {@code event: <type>\ndata: <compact json>\n\n}.

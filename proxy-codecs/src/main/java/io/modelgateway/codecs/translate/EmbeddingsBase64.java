@@ -19,7 +19,7 @@ import java.util.Base64;
 /**
  * Embeddings {@code base64} for providers that only return floats: the gateway asks for floats and rewrites
  * the answer token by token (no tree), turning every {@code data[].embedding} number array into the standard
- * Base64 of its float32 little-endian bytes (API-CONTRACT 4.4). Everything else is copied as it is, so
+ * Base64 of its float32 little-endian bytes (contract 4.4). Everything else is copied as it is, so
  * {@code index}, order and usage are kept.
  */
 public final class EmbeddingsBase64 implements ResponseTranslator {

@@ -14,7 +14,7 @@ import java.io.InputStream;
 import java.util.Locale;
 
 /**
- * API-CONTRACT 8.10: an upstream error answer (non-2xx) re-expressed for the caller, by HTTP status through
+ * Contract 8.10: an upstream error answer (non-2xx) re-expressed for the caller, by HTTP status through
  * the table of 7.3. Used by both translation directions, so it reads either style's body: Anthropic
  * {@code {"type":"error","error":{type,message}}}, OpenAI {@code {"error":{message,type,param,code}}}, and the
  * looser shapes OpenAI-compatible servers send ({@code {"error":"…"}}, {@code {"message":"…"}},

@@ -27,7 +27,7 @@ import java.util.List;
 
 /**
  * An Anthropic-style {@code /messages} request → the OpenAI chat-completions request for an OpenAI-style
- * upstream (API-CONTRACT 8.5, 5.11), and the translator of what that upstream answers
+ * upstream (contract 8.5, 5.11), and the translator of what that upstream answers
  * ({@link ChatResponseToMessages}, {@link ChatStreamToMessages}).
  *
  * <p>The request is read as a tree (translation is not the pass-through hot path) and the upstream body is

@@ -2,7 +2,7 @@ package io.modelgateway.codecs.translate;
 
 /**
  * What {@link MessagesRequestToChat} needs to know about the OpenAI-style upstream it translates for
- * (API-CONTRACT 8.5). Immutable; built from the deployment's provider configuration.
+ * (contract 8.5). Immutable; built from the deployment's provider configuration.
  *
  * @param upstreamModel            the model name the upstream expects (replaces the caller's {@code model})
  * @param maxCompletionTokensField send {@code max_completion_tokens} (OpenAI proper) instead of {@code max_tokens}

@@ -17,7 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The answer side of a chat request served by an Anthropic upstream: API-CONTRACT 8.3 for a complete
+ * The answer side of a chat request served by an Anthropic upstream: contract 8.3 for a complete
  * message, and a new {@link MessagesStreamToChat} (8.4) per stream. Made by {@link ChatRequestToMessages}
  * with what the request asked for; one per exchange, confined to its event loop.
  */

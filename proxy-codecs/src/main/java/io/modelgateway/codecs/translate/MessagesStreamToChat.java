@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * API-CONTRACT 8.4: an Anthropic messages stream → OpenAI chat completion chunks, one upstream event at a
+ * Contract 8.4: an Anthropic messages stream → OpenAI chat completion chunks, one upstream event at a
  * time (nothing is held back, so time to first token is the upstream's). Sits behind the
  * {@code SseEventScanner} of a translated stream exchange; one instance per stream, confined to that
  * exchange's event loop.

@@ -1,6 +1,6 @@
 package io.modelgateway.codecs.translate;
 
-/** API-CONTRACT 8.7: Anthropic {@code stop_reason} ⇄ chat {@code finish_reason}. */
+/** Contract 8.7: Anthropic {@code stop_reason} ⇄ chat {@code finish_reason}. */
 public final class StopReasons {
     private StopReasons() {
     }

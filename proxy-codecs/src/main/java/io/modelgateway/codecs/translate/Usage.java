@@ -3,7 +3,7 @@ package io.modelgateway.codecs.translate;
 import io.modelgateway.codecs.Saturating;
 
 /**
- * Token counts of one exchange in Anthropic's terms, with the API-CONTRACT 8.8 conversions to and from
+ * Token counts of one exchange in Anthropic's terms, with the contract 8.8 conversions to and from
  * OpenAI's. {@code input} is uncached input only; OpenAI's {@code prompt_tokens} includes cache reads and writes.
  * The sums saturate: a count an upstream made up can never wrap a total negative.
  */

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** API-CONTRACT 8.2: chat request in, the exact Anthropic request out (golden files under c2a/request). */
+/** Contract 8.2: chat request in, the exact Anthropic request out (golden files under c2a/request). */
 class ChatRequestToMessagesTest {
     private static final ChatRequestToMessagesOptions OPTIONS =
             new ChatRequestToMessagesOptions("claude-sonnet-upstream-id", 0, false);

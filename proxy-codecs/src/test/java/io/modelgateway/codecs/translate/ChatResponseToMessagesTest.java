@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * API-CONTRACT 8.6–8.8 golden files: a chat completion from the OpenAI-style upstream in, the Anthropic
+ * Contract 8.6–8.8 golden files: a chat completion from the OpenAI-style upstream in, the Anthropic
  * message the caller sees out. Generated ids are compared as {@code msg_ID} / {@code toolu_ID}.
  */
 class ChatResponseToMessagesTest {

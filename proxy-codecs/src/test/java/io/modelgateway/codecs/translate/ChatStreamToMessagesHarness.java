@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * Runs upstream bytes through {@link SseEventScanner} into a {@link ChatStreamToMessages} the way the proxy
  * does (events borrowed and released after {@code onEvent}, the unfinished remainder handed over at the end,
  * then {@code onEnd}), collects the caller's events as text (releasing every buffer), and checks that text
- * against the Anthropic stream grammar of API-CONTRACT 5.10.
+ * against the Anthropic stream grammar of contract 5.10.
  */
 final class ChatStreamToMessagesHarness {
     private static final Pattern EVENT = Pattern.compile("event: ([a-z_]+)\ndata: ([^\r\n]*)\n\n");

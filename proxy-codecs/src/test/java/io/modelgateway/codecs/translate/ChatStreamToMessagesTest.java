@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * API-CONTRACT 8.9 golden transcripts: an OpenAI-style upstream stream in ({@code .chat.sse}), the exact
+ * Contract 8.9 golden transcripts: an OpenAI-style upstream stream in ({@code .chat.sse}), the exact
  * Anthropic events the caller sees out ({@code .messages.sse}, generated ids as {@code msg_ID} / {@code toolu_ID}).
  */
 class ChatStreamToMessagesTest {

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** API-CONTRACT 8.10 / 7.3: upstream errors re-expressed by status in the caller's style, both directions. */
+/** Contract 8.10 / 7.3: upstream errors re-expressed by status in the caller's style, both directions. */
 class ErrorTranslatorTest {
     private static final String ANTHROPIC_OVERLOADED =
             "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"},"

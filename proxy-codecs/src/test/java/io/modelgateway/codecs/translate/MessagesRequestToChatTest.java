@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * API-CONTRACT 8.5 golden files: an Anthropic {@code /messages} request in, the exact chat request the
+ * Contract 8.5 golden files: an Anthropic {@code /messages} request in, the exact chat request the
  * OpenAI-style upstream gets out (compared as JSON trees; the output must also be compact).
  */
 class MessagesRequestToChatTest {

@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** API-CONTRACT 8.3, 8.7, 8.8: an Anthropic message in, the exact chat completion out (golden files under c2a/response). */
+/** Contract 8.3, 8.7, 8.8: an Anthropic message in, the exact chat completion out (golden files under c2a/response). */
 class MessagesResponseToChatTest {
 
     private static MessagesResponseToChat translator(boolean exclude, boolean json) {

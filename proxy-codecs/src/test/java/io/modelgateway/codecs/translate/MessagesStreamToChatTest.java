@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * API-CONTRACT 8.4: an Anthropic stream transcript in (through the real SseEventScanner), the exact chat
+ * Contract 8.4: an Anthropic stream transcript in (through the real SseEventScanner), the exact chat
  * stream out, byte for byte (golden files under c2a/stream).
  */
 class MessagesStreamToChatTest {

@@ -19,7 +19,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Iterator;
 
 /**
- * Authenticates the gateway key of every {@link GatewayRequest} (API-CONTRACT 2.1, GD-1): both
+ * Authenticates the gateway key of every {@link GatewayRequest} (contract 2.1, GD-1): both
  * {@code Authorization: Bearer} and {@code x-api-key} are accepted on every endpoint; none, an unknown key, or
  * two different keys answer 401 in the caller's style. "Two different keys" counts every credential header line:
  * two {@code Authorization} (or two {@code x-api-key}) lines with different keys are refused like

@@ -53,7 +53,7 @@ public final class KeyConfig {
      * @param limits           limits of everything this key does
      * @param modelLimits      limits of this key on one model: model name or glob → limits; the first matching
      *                         entry (in iteration order) applies
-     * @param rateLimitHeaders whether successful responses carry the rate-limit header families (API-CONTRACT
+     * @param rateLimitHeaders whether successful responses carry the rate-limit header families (contract
      *                         2.3) when a requests or tokens limit applies
      */
     public KeyConfig(String name, byte[] sha256, List<String> models, boolean development, LimitsConfig limits,

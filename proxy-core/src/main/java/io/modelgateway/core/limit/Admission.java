@@ -31,7 +31,7 @@ public abstract class Admission {
     public abstract String refusedLimit();
 
     /**
-     * Adds the rate-limit header family of the caller's style (API-CONTRACT 2.3: {@code x-ratelimit-*} for
+     * Adds the rate-limit header family of the caller's style (contract 2.3: {@code x-ratelimit-*} for
      * OpenAI style, {@code anthropic-ratelimit-*} for Anthropic style) when the key has rate-limit headers on
      * and a requests or tokens limit applies; on a refusal also {@code Retry-After} and {@code retry-after-ms}.
      */

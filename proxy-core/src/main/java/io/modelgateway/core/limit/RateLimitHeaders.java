@@ -7,7 +7,7 @@ import io.netty.util.AsciiString;
 import java.time.Instant;
 
 /**
- * The rate-limit and retry headers of API-CONTRACT 2.3, in the formats the official SDKs and dashboards
+ * The rate-limit and retry headers of contract 2.3, in the formats the official SDKs and dashboards
  * parse: OpenAI style resets as Go durations ({@code 6m0s}), Anthropic style resets as RFC 3339 instants.
  */
 final class RateLimitHeaders {

@@ -53,7 +53,7 @@ import java.util.regex.Pattern;
 public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private static final Pattern VERSION_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
     private static final String FIRST_VERSION = "2023-06-01";
-    /** The first version date whose messages may carry {@code role: "system"} (API-CONTRACT 5.11). */
+    /** The first version date whose messages may carry {@code role: "system"} (contract 5.11). */
     private static final String SYSTEM_ROLE_VERSION = "2026-10-21";
     /** The version header and its alias, in the order a first value is taken from. */
     private static final AsciiString[] VERSION_HEADERS = {

@@ -13,7 +13,7 @@ import io.modelgateway.core.config.ModelConfig;
 import io.modelgateway.core.server.GatewayRequest;
 import io.netty.buffer.ByteBufAllocator;
 
-/** Builds the upstream request when the provider speaks the other style (API-CONTRACT 8). */
+/** Builds the upstream request when the provider speaks the other style (contract 8). */
 final class Translations {
     private Translations() {
     }

@@ -129,7 +129,7 @@ public final class GatewayRequest implements ReferenceCounted {
 
     /**
      * The headers every response to this request carries: the request id pair (GD-5) and, once admitted or
-     * refused by a limit, the rate-limit family of the caller's style (API-CONTRACT 2.3).
+     * refused by a limit, the rate-limit family of the caller's style (contract 2.3).
      */
     public void decorate(HttpHeaders headers) {
         HttpResponses.requestId(headers, requestId);

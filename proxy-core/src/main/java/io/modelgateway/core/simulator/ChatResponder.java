@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Answers {@code POST /v1/chat/completions} like OpenAI: reads the request (API-CONTRACT 3.1–3.8),
+ * Answers {@code POST /v1/chat/completions} like OpenAI: reads the request (contract 3.1–3.8),
  * generates one {@link Turn} per choice and writes the non-stream body (3.9) or the chunk stream
  * (3.11). Stream chunks are assembled from a prefix and suffix computed once per response around
  * pre-quoted tokens.
@@ -94,7 +94,7 @@ final class ChatResponder {
             }
         }
 
-        // Reasoning (API-CONTRACT 3.7): the OpenRouter object wins over reasoning_effort.
+        // Reasoning (contract 3.7): the OpenRouter object wins over reasoning_effort.
         boolean reasoning;
         boolean reasoningShown = true;
         int reasoningBudget = Integer.MAX_VALUE;
@@ -159,7 +159,7 @@ final class ChatResponder {
     }
 
     /**
-     * The tools this turn calls, per {@code tool_choice} (API-CONTRACT 3.5): none, the named one, or —
+     * The tools this turn calls, per {@code tool_choice} (contract 3.5): none, the named one, or —
      * for auto (unless the conversation just delivered a tool result) and required — the first
      * tool, or the first two when two or more are offered and parallel calls are allowed.
      */

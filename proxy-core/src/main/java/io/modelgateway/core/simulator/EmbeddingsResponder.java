@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Answers {@code POST /v1/embeddings} like OpenAI (API-CONTRACT 4): one unit vector per input, in
+ * Answers {@code POST /v1/embeddings} like OpenAI (contract 4): one unit vector per input, in
  * input order, seeded by the input's content so the same text always maps to the same vector.
  *
  * <p>The native size is {@value #NATIVE_DIMENSIONS}. With {@code dimensions = d} the answer is the
@@ -122,7 +122,7 @@ final class EmbeddingsResponder {
         return out;
     }
 
-    /** The inputs as Strings or long[] token ids (API-CONTRACT 4.2). */
+    /** The inputs as Strings or long[] token ids (contract 4.2). */
     private static List<Object> inputs(RequestReader r, JsonNode input) {
         if (input == null) {
             throw r.missing("input");

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Answers {@code POST /v1/messages} like Anthropic: reads the request (API-CONTRACT 5.2–5.7, 5.11),
+ * Answers {@code POST /v1/messages} like Anthropic: reads the request (contract 5.2–5.7, 5.11),
  * generates one {@link Turn} and writes the message (5.9) or the typed event stream (5.10).
  * Blocks come in the order thinking, text, tool_use; a tool turn carries no text.
  */
@@ -167,7 +167,7 @@ final class MessagesResponder {
     }
 
     /**
-     * The tools this turn calls, per {@code tool_choice} (API-CONTRACT 5.6): none, the named one, or —
+     * The tools this turn calls, per {@code tool_choice} (contract 5.6): none, the named one, or —
      * for auto (unless the last user message carries a tool_result) and any — the first tool, or the
      * first two when two or more are offered and parallel use is not disabled.
      */

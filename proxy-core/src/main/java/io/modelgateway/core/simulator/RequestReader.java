@@ -6,7 +6,7 @@ import io.modelgateway.codecs.ApiStyle;
 /**
  * Typed reads of request fields that fail with the wording of the endpoint's style: OpenAI names
  * the field in {@code param} ({@code messages[2].role}), Anthropic in the message
- * ({@code messages.2.role: Field required}). An explicit {@code null} counts as absent (API-CONTRACT 1.3).
+ * ({@code messages.2.role: Field required}). An explicit {@code null} counts as absent (contract 1.3).
  */
 final class RequestReader {
 

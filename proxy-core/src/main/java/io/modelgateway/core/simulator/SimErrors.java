@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Error bodies of both styles, as the real providers write them (API-CONTRACT 7.1–7.3, 7.6):
+ * Error bodies of both styles, as the real providers write them (contract 7.1–7.3, 7.6):
  * OpenAI {@code {"error":{"message","type","param","code"}}} and Anthropic
  * {@code {"type":"error","error":{"type","message"},"request_id"}}.
  */

@@ -69,7 +69,7 @@ import io.netty.util.concurrent.ScheduledFuture;
  * ({@link #collected}) is a copy the exchange owns, its bytes reserved from the process's {@link CollectedBudget}
  * and given back when the exchange ends, however it ends.
  *
- * <p>Garbage (API-CONTRACT 7.3): a relayed 2xx body is held, head included, until it is complete or passes
+ * <p>Garbage (contract 7.3): a relayed 2xx body is held, head included, until it is complete or passes
  * {@link #HOLD_LIMIT}; a complete body that is not structurally well-formed JSON ({@link BodyUsageScanner#wellFormed})
  * becomes a 502 in the caller's style. A larger body is relayed once the limit is passed; if it turns out malformed
  * at its end, its last piece is not sent and the client connection is closed, so the caller never sees a clean 2xx
@@ -290,7 +290,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         h.setInt(HttpHeaderNames.CONTENT_LENGTH, upstreamBody.readableBytes());
         h.set(HttpHeaderNames.USER_AGENT, USER_AGENT);
         h.set(HttpResponses.X_REQUEST_ID, request.requestId());
-        // Client headers the provider config asks to pass on; credentials never (API-CONTRACT 2.1), nor the
+        // Client headers the provider config asks to pass on; credentials never (contract 2.1), nor the
         // Anthropic headers, which follow their own rule below. The names are matched as the decoder made them,
         // without lower-cased copies.
         if (!provider.forwardHeaders().isEmpty()) {

@@ -47,7 +47,7 @@ public record UpstreamFailure(Kind kind, int status, long retryAfterMillis) {
     }
 
     /**
-     * The wait an upstream asks for, in milliseconds, as both SDK families read it (API-CONTRACT 2.3):
+     * The wait an upstream asks for, in milliseconds, as both SDK families read it (contract 2.3):
      * {@code retry-after-ms} first, then {@code Retry-After} in seconds or as an HTTP date; -1 when neither is
      * there or readable.
      */

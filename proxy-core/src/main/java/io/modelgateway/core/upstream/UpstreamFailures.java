@@ -19,7 +19,7 @@ public final class UpstreamFailures {
     public static final GatewayError TIMED_OUT_MID_STREAM = new GatewayError(ErrorKind.UPSTREAM_TIMEOUT,
             "The upstream provider stopped sending in time.", null, null);
 
-    /** A 2xx answer whose JSON body is broken (API-CONTRACT 7.3: 502 "upstream returned garbage"). */
+    /** A 2xx answer whose JSON body is broken (contract 7.3: 502 "upstream returned garbage"). */
     public static final GatewayError MALFORMED_ANSWER = new GatewayError(ErrorKind.UPSTREAM_ERROR,
             "The upstream provider returned a malformed answer.", null, null);
     /** A stream event whose data is not JSON: the style's error event ends the stream (GD-10). */

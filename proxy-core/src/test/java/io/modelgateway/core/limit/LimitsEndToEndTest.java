@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Keys held to their limits end to end, in both API styles: exactly N requests per minute then 429s with the
- * headers of API-CONTRACT 2.3, token limits settled from the upstream's real usage, concurrency, the daily
+ * headers of contract 2.3, token limits settled from the upstream's real usage, concurrency, the daily
  * budget, limits of a model across keys, and a reload that tightens a limit while a stream runs on.
  */
 class LimitsEndToEndTest {

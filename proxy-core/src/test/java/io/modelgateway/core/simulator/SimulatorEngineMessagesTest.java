@@ -34,7 +34,7 @@ class SimulatorEngineMessagesTest {
     }
 
     /**
-     * Replays a stream the way the SDK accumulators do, checking the grammar of API-CONTRACT 5.10
+     * Replays a stream the way the SDK accumulators do, checking the grammar of contract 5.10
      * on the way, and returns the final message.
      */
     private static JsonNode accumulate(List<Sse> events) {

@@ -6,7 +6,7 @@ import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import org.junit.jupiter.api.Test;
 
-/** How an upstream's wait request is read: as the SDKs read it (API-CONTRACT 2.3). */
+/** How an upstream's wait request is read: as the SDKs read it (contract 2.3). */
 class RetryAfterTest {
     private static final long NOW = 1_795_000_000_000L; // some wall-clock millis
 
