@@ -4,9 +4,9 @@ import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.core.config.KeyConfig;
-import io.modelgateway.core.server.GatewayContext;
-import io.modelgateway.core.server.GatewayRequest;
-import io.modelgateway.core.server.HttpResponses;
+import io.modelgateway.core.exchange.Exchanges;
+import io.modelgateway.core.exchange.Outcome;
+import io.modelgateway.core.exchange.GatewayRequest;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -39,10 +39,10 @@ public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
         }
     };
 
-    private final GatewayContext gateway;
+    private final Exchanges exchanges;
 
-    public KeyAuthenticator(GatewayContext gateway) {
-        this.gateway = gateway;
+    public KeyAuthenticator(Exchanges exchanges) {
+        this.exchanges = exchanges;
     }
 
     @Override
@@ -56,12 +56,7 @@ public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(request);
             return;
         }
-        try {
-            HttpResponses.sendError(ctx, request, error, null);
-        } finally {
-            gateway.end(request, io.modelgateway.core.observe.Outcome.REJECTED);
-            request.release();
-        }
+        exchanges.reject(ctx, request, error, Outcome.REJECTED);
     }
 
     private GatewayError authenticate(GatewayRequest request) {
@@ -101,7 +96,7 @@ public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
         String presented = bearer == null ? apiKey : bearer;
         MessageDigest md = SHA256.get();
         byte[] hash = md.digest(presented.getBytes(StandardCharsets.UTF_8));
-        KeyConfig key = gateway.config().findKey(hash);
+        KeyConfig key = request.config().findKey(hash);
         if (key == null) {
             return new GatewayError(ErrorKind.AUTHENTICATION, anthropic ? "invalid x-api-key"
                     : "Incorrect API key provided.", null, "invalid_api_key");

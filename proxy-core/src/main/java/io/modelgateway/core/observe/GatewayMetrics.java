@@ -1,5 +1,9 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
+import io.modelgateway.core.exchange.ExchangeObserver;
+
 import io.modelgateway.codecs.Endpoint;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;

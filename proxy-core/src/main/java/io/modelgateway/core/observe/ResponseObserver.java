@@ -1,5 +1,7 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;

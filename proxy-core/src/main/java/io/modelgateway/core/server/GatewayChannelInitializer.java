@@ -1,9 +1,14 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.HttpResponses;
+
 import io.modelgateway.core.auth.KeyAuthenticator;
 import io.modelgateway.core.observe.MetricsResponder;
 import io.modelgateway.core.observe.ResponseObserver;
-import io.modelgateway.core.route.ExchangeHandler;
+import io.modelgateway.core.limit.LimitCheck;
+import io.modelgateway.core.route.ExchangeStarter;
+import io.modelgateway.core.route.ModelResolver;
 import io.modelgateway.core.route.ModelListResponder;
 import io.modelgateway.core.config.ServerConfig;
 import io.netty.buffer.Unpooled;
@@ -28,8 +33,13 @@ import io.netty.handler.codec.http.HttpServerCodec;
  *   request-router    health/ready, 404/405, FullHttpRequest → GatewayRequest
  *   key-authenticator gateway key → 401, or the key attached
  *   model-list        GET /api/v1/models
- *   exchange          validate, route, forward to the provider, stream back
+ *   request-validator messages' version header (GD-2), the body peeked: JSON, fields, duplicate keys → 400
+ *   model-resolver    the model (404), the key may use it (403), endpoint and settings fit it (400)
+ *   limit-check       the key's and model's limits → 429, or the reservation attached
+ *   exchange          route to a deployment, forward (retries, fallbacks), stream the answer back
  * </pre>
+ * Each request step either lets the request go on, adding what it learned to it, or answers it in the caller's
+ * style and releases it; the exchange step is the terminal one.
  * Keep-alive is decided per request: whoever writes a response to a request that asked for
  * {@code Connection: close} (or HTTP/1.0 without keep-alive) closes the connection after it.
  */
@@ -106,9 +116,12 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         if (metrics != null) {
             p.addLast(PipelineNames.METRICS, metrics);
         }
-        p.addLast(PipelineNames.ROUTER, new RequestRouter(gateway));
-        p.addLast(PipelineNames.AUTHENTICATOR, new KeyAuthenticator(gateway));
-        p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway));
-        p.addLast(PipelineNames.EXCHANGE, new ExchangeHandler(gateway));
+        p.addLast(PipelineNames.ROUTER, new RequestRouter(gateway::config, gateway::ready, gateway.exchanges()));
+        p.addLast(PipelineNames.AUTHENTICATOR, new KeyAuthenticator(gateway.exchanges()));
+        p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway.exchanges()));
+        p.addLast(PipelineNames.REQUEST_VALIDATOR, new RequestValidator(gateway.exchanges()));
+        p.addLast(PipelineNames.MODEL_RESOLVER, new ModelResolver(gateway.exchanges()));
+        p.addLast(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiter(), gateway.exchanges()));
+        p.addLast(PipelineNames.EXCHANGE, new ExchangeStarter(gateway.routing(), gateway.planner(), gateway.exchanges()));
     }
 }

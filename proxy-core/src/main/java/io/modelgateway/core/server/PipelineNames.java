@@ -13,12 +13,10 @@ public final class PipelineNames {
     public static final String ROUTER = "request-router";
     public static final String AUTHENTICATOR = "key-authenticator";
     public static final String MODEL_LIST = "model-list";
+    public static final String REQUEST_VALIDATOR = "request-validator";
+    public static final String MODEL_RESOLVER = "model-resolver";
+    public static final String LIMIT_CHECK = "limit-check";
     public static final String EXCHANGE = "exchange";
-
-    /** Upstream (client-side) pipeline. */
-    public static final String UPSTREAM_TLS = "upstream-tls";
-    public static final String UPSTREAM_CODEC = "upstream-codec";
-    public static final String UPSTREAM_RECEIVER = "upstream-receiver";
 
     private PipelineNames() {
     }

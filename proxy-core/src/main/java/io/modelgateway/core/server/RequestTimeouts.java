@@ -1,5 +1,7 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.HttpResponses;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorBodies;

@@ -1,5 +1,7 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.ApiPaths;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
@@ -81,7 +83,7 @@ public final class StreamGuard extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest request) {
             requestsRead++;
-            style = RequestRouter.styleForPath(RequestRouter.path(request.uri()));
+            style = ApiPaths.styleForPath(ApiPaths.path(request.uri()));
         }
         if (msg instanceof LastHttpContent && timeouts != null) {
             timeouts.requestReceived();

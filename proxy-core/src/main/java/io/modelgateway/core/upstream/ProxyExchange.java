@@ -1,5 +1,12 @@
 package io.modelgateway.core.upstream;
 
+import io.modelgateway.core.answer.CollectedBudget;
+
+import io.modelgateway.core.exchange.Exchange;
+import io.modelgateway.core.exchange.AttemptHook;
+import io.modelgateway.core.exchange.UpstreamFailure;
+import io.modelgateway.core.exchange.UpstreamFailures;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.ErrorBodies;
@@ -7,9 +14,8 @@ import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
-import io.modelgateway.core.server.GatewayRequest;
-import io.modelgateway.core.server.HttpResponses;
-import io.modelgateway.core.server.PipelineNames;
+import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.HttpResponses;
 import io.modelgateway.codecs.sse.SseDataCheck;
 import io.modelgateway.codecs.sse.SseEventScanner;
 import io.modelgateway.codecs.translate.ErrorTranslator;
@@ -20,8 +26,8 @@ import io.modelgateway.codecs.translate.Usage;
 import io.modelgateway.codecs.usage.BodyUsageScanner;
 import io.modelgateway.codecs.usage.StreamUsageTracker;
 import io.modelgateway.codecs.usage.UsageCounts;
-import io.modelgateway.core.observe.ExchangeRecord;
-import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
 import java.util.function.Consumer;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -265,7 +271,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
         }
         upstream = (Channel) f.getNow();
         UpstreamResponseReceiver receiver =
-                (UpstreamResponseReceiver) upstream.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
+                (UpstreamResponseReceiver) upstream.pipeline().get(UpstreamPipelineNames.RECEIVER);
         receiver.listener(this);
         pausedByClient = !ctx.channel().isWritable();
         upstream.config().setAutoRead(!pausedByClient);
@@ -1272,7 +1278,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener {
     }
 
     private static void detachAndClose(Channel u) {
-        UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) u.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
+        UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) u.pipeline().get(UpstreamPipelineNames.RECEIVER);
         if (receiver != null) {
             receiver.listener(null);
         }

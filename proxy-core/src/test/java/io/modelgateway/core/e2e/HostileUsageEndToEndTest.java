@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.modelgateway.core.observe.ExchangeRecord;
-import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.ScriptedUpstream;

@@ -1,5 +1,7 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.codecs.Endpoint;

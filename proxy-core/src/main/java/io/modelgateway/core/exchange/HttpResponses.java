@@ -1,4 +1,4 @@
-package io.modelgateway.core.server;
+package io.modelgateway.core.exchange;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorBodies;

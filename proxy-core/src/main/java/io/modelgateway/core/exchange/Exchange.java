@@ -1,4 +1,4 @@
-package io.modelgateway.core.upstream;
+package io.modelgateway.core.exchange;
 
 /**
  * One request being answered by a provider (a proxied upstream or the in-process simulator). Created and
