@@ -21,6 +21,7 @@ import java.util.Objects;
  * @param adminListen  the address of the admin listener, or null for none
  * @param reload       how the config file is watched for changes
  * @param server       connection caps, client timeouts and the shutdown drain of the API listener
+ * @param adminKey     the key of the admin listener's dashboard ({@code admin.key}), or null for none
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -31,7 +32,8 @@ public record GatewayConfig(
         String accessLog,
         HostAndPort adminListen,
         ReloadConfig reload,
-        ServerConfig server) {
+        ServerConfig server,
+        AdminKey adminKey) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -47,6 +49,13 @@ public record GatewayConfig(
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
     }
 
+    /** The shape before {@code admin.key} existed: no admin key. */
+    public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
+            Map<String, ProviderConfig> providers, Map<String, ModelConfig> models, String accessLog,
+            HostAndPort adminListen, ReloadConfig reload, ServerConfig server) {
+        this(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload, server, null);
+    }
+
     /**
      * The shape before access log, admin listener, reload and server settings existed; kept so code (and
      * tests) that build a config by hand need not care about them. Those take their defaults.
@@ -54,7 +63,7 @@ public record GatewayConfig(
     public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
             Map<String, ProviderConfig> providers, Map<String, ModelConfig> models) {
         this(listen, maxBodyBytes, keys, providers, models, ACCESS_LOG_STDOUT, null, ReloadConfig.DEFAULT,
-                ServerConfig.DEFAULT);
+                ServerConfig.DEFAULT, null);
     }
 
     /**
@@ -63,7 +72,7 @@ public record GatewayConfig(
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server);
+                server, adminKey);
     }
 
     /**
