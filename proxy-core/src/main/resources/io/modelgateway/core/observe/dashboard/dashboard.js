@@ -108,6 +108,7 @@
     setStatus('live');
     render();
     document.body.dataset.events = String(events);
+    document.body.dataset.series = points.series;
     document.body.dataset.updated = String(state.now);
   }
 
@@ -285,7 +286,8 @@
         height: 220,
         legend: { live: false },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true }, y: yScale },
+        // Always the whole window, the newest second at the right edge.
+        scales: { x: { time: true, range: (u, min, max) => [max - (state ? state.history_s : 300), max] }, y: yScale },
         axes: [{}, { size: 60, values: (u, vals) => vals.map((v) => (v === null ? '' : fmtAxis(v))) }],
         series: [{}].concat(series),
       };
