@@ -288,7 +288,8 @@
         cursor: { drag: { x: false, y: false } },
         // Always the whole window, the newest second at the right edge.
         scales: { x: { time: true, range: (u, min, max) => [max - (state ? state.history_s : 300), max] }, y: yScale },
-        axes: [{}, { size: 60, values: (u, vals) => vals.map((v) => (v === null ? '' : fmtAxis(v))) }],
+        axes: [{ space: 70, values: (u, vals) => vals.map((v) => new Date(v * 1000).toLocaleTimeString('en-GB')) },
+          { size: 60, values: (u, vals) => vals.map((v) => (v === null ? '' : fmtAxis(v))) }],
         series: [{}].concat(series),
       };
       if (series.some((s) => s.scale === 'usd')) {
