@@ -83,6 +83,29 @@ ensure_bench_tools() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
 }
 
+# Installs what the browser and Prometheus tests drive when it is missing: Debian's chromium (the dashboard
+# in a real browser, and the load-test report) and prometheus (a real scrape of /metrics). Root only; apt-get
+# update runs first, once per call.
+ensure_test_tools() {
+  local missing=() recommends=()
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v prometheus >/dev/null 2>&1 || recommends+=(prometheus)
+  [ ${#missing[@]} -eq 0 ] && [ ${#recommends[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "need ${missing[*]} ${recommends[*]}: run as root, or install them: apt-get install -y ${missing[*]} ${recommends[*]}" >&2
+    return 1
+  fi
+  echo "installing ${missing[*]} ${recommends[*]} ..." >&2
+  apt-get update -q >&2
+  if [ ${#missing[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+  fi
+  # Prometheus alone: its recommended node exporter is a daemon the tests have no use for.
+  if [ ${#recommends[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${recommends[@]}" >&2
+  fi
+}
+
 # ---- process helpers of the scripts that start servers (bench, soak) ---------------------------------
 # Messages name the script that sourced this file.
 script_name=$(basename "$0")

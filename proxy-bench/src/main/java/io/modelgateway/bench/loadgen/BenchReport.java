@@ -22,7 +22,9 @@ import java.util.stream.Stream;
  * The side-by-side tables of {@code scripts/bench}: reads the load generator's JSON results of one bench
  * run ({@code WORKLOAD.TARGET.rROUND.json} in one directory, plus {@code workloads.tsv}: name and
  * description per line, in order), averages each target over the rounds, and prints one table per
- * workload with the gateway/nginx ratios. Writes the same as {@code summary.md} and {@code summary.json}.
+ * workload with the gateway/nginx ratios. Writes the same as {@code summary.md} and {@code summary.json}, and
+ * {@code report.html}: the figures and the percentile curves of every target side by side ({@link HtmlReport}),
+ * from the histograms of all rounds merged.
  *
  * <p>Targets are {@code direct} (the upstream itself), {@code nginx}, and {@code gateway-jdkNN}. "Added
  * p50" is a proxy's p50 minus the direct p50 of the same workload: what the hop costs a caller.
@@ -48,6 +50,58 @@ public final class BenchReport {
         System.out.print(report);
         Files.writeString(dir.resolve("summary.md"), report, StandardCharsets.UTF_8);
         JSON.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("summary.json").toFile(), summaryJson(dir));
+        writeHtml(dir);
+        System.out.println("report: " + dir.resolve("report.html"));
+    }
+
+    /**
+     * {@code report.html} of a bench directory: per workload, per target, the rounds' histograms merged (so the
+     * percentiles are those of every measured request), requests summed, rates averaged.
+     */
+    static void writeHtml(Path dir) throws IOException {
+        Map<String, String> workloads = workloads(dir);
+        List<HtmlReport.Workload> out = new ArrayList<>();
+        for (Map.Entry<String, Map<String, List<JsonNode>>> w : raw(dir, workloads).entrySet()) {
+            List<HtmlReport.Run> runs = new ArrayList<>();
+            for (Map.Entry<String, List<JsonNode>> t : w.getValue().entrySet()) {
+                runs.add(merged(t.getKey(), t.getValue()));
+            }
+            if (!runs.isEmpty()) {
+                out.add(new HtmlReport.Workload(w.getKey(), workloads.getOrDefault(w.getKey(), ""), runs));
+            }
+        }
+        List<String> notes = new ArrayList<>();
+        Path env = dir.resolve("env.txt");
+        if (Files.exists(env)) {
+            notes.addAll(Files.readAllLines(env).stream().filter(l -> !l.isBlank()).toList());
+        }
+        notes.add("Percentiles of all measured rounds merged; req/s is the mean over the rounds (summary.md has"
+                + " per-round means and min–max).");
+        HtmlReport.write(dir.resolve("report.html"), "Bench: direct, nginx and the gateway", notes, out);
+    }
+
+    private static HtmlReport.Run merged(String target, List<JsonNode> rounds) {
+        org.HdrHistogram.Histogram latency = new org.HdrHistogram.Histogram(3);
+        org.HdrHistogram.Histogram ttft = new org.HdrHistogram.Histogram(3);
+        org.HdrHistogram.Histogram itl = new org.HdrHistogram.Histogram(3);
+        long requests = 0;
+        long errors = 0;
+        double rps = 0;
+        double eps = 0;
+        for (JsonNode r : rounds) {
+            JsonNode hdr = r.path("hdr");
+            if (hdr.has("latency_us")) {
+                latency.add(LoadResult.decode(hdr.path("latency_us").asText()));
+                ttft.add(LoadResult.decode(hdr.path("ttft_us").asText()));
+                itl.add(LoadResult.decode(hdr.path("itl_us").asText()));
+            }
+            requests += r.path("requests").asLong();
+            errors += r.path("errors").asLong() + r.path("warmup_errors").asLong();
+            rps += r.path("requests_per_second").asDouble();
+            eps += r.path("events_per_second").asDouble();
+        }
+        int n = Math.max(1, rounds.size());
+        return new HtmlReport.Run(target, requests, rps / n, errors, eps / n, latency, ttft, itl);
     }
 
     /** Mean over the rounds of one target on one workload. */
@@ -152,6 +206,20 @@ public final class BenchReport {
 
     /** workload → target → row; workloads in the bench's order, targets direct, nginx, gateway-…. */
     static Map<String, Map<String, Row>> load(Path dir, Map<String, String> order) throws IOException {
+        Map<String, Map<String, Row>> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Map<String, List<JsonNode>>> w : raw(dir, order).entrySet()) {
+            Map<String, Row> rows = new LinkedHashMap<>();
+            for (Map.Entry<String, List<JsonNode>> t : w.getValue().entrySet()) {
+                rows.put(t.getKey(), row(t.getKey(), t.getValue()));
+            }
+            out.put(w.getKey(), rows);
+        }
+        return out;
+    }
+
+    /** workload → target → the rounds' JSON; workloads in the bench's order, targets direct, nginx, gateway-…. */
+    private static Map<String, Map<String, List<JsonNode>>> raw(Path dir, Map<String, String> order)
+            throws IOException {
         Map<String, Map<String, List<JsonNode>>> raw = new LinkedHashMap<>();
         for (String w : order.keySet()) {
             raw.put(w, new LinkedHashMap<>());
@@ -169,17 +237,17 @@ public final class BenchReport {
                     .computeIfAbsent(m.group(2), k -> new ArrayList<>())
                     .add(JSON.readTree(f.toFile()));
         }
-        Map<String, Map<String, Row>> out = new LinkedHashMap<>();
+        Map<String, Map<String, List<JsonNode>>> sorted = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, List<JsonNode>>> w : raw.entrySet()) {
             List<String> targets = new ArrayList<>(w.getValue().keySet());
             targets.sort(Comparator.comparingInt(BenchReport::targetRank).thenComparing(t -> t));
-            Map<String, Row> rows = new LinkedHashMap<>();
+            Map<String, List<JsonNode>> byTarget = new LinkedHashMap<>();
             for (String t : targets) {
-                rows.put(t, row(t, w.getValue().get(t)));
+                byTarget.put(t, w.getValue().get(t));
             }
-            out.put(w.getKey(), rows);
+            sorted.put(w.getKey(), byTarget);
         }
-        return out;
+        return sorted;
     }
 
     private static int targetRank(String target) {

@@ -54,6 +54,8 @@ final class Connection {
     private long lastEventAt;
     private long events;
     private int status;
+    /** The head of the current answer was counted (measuring, not stopped): its status error must be too. */
+    private boolean headCounted;
     private boolean stream;
     private boolean keepAlive;
 
@@ -172,7 +174,9 @@ final class Connection {
         }
         state = READING_BODY;
         status = head.status().code();
-        stats.head(status, run.measuring());
+        // An answer whose head is counted has its status error counted too, even if the run stops before its end.
+        headCounted = run.measuring() && !run.stopped();
+        stats.head(status, headCounted);
         keepAlive = HttpUtil.isKeepAlive(head);
         String type = head.headers().get(HttpHeaderNames.CONTENT_TYPE);
         stream = type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17);
@@ -223,7 +227,9 @@ final class Connection {
         endExchange();
         boolean measuring = run.measuring();
         if (status / 100 != 2) {
-            if (!run.stopped()) {
+            if (headCounted) {
+                stats.statusError(status, true);
+            } else if (!run.stopped()) {
                 stats.statusError(status, measuring);
             }
         } else if (stream && sse.failed()) {

@@ -34,6 +34,9 @@ public final class LoadGenerator {
         if (options.hgrmPrefix() != null) {
             result.writeHgrm(options.hgrmPrefix());
         }
+        if (options.html() != null) {
+            result.writeHtml(options.html());
+        }
         System.out.flush();
         // The event loops are daemon threads and already shut down; exit explicitly all the same.
         System.exit(result.completed > 0 ? 0 : 1);

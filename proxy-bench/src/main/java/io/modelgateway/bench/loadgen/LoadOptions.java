@@ -36,12 +36,14 @@ record LoadOptions(
         String hgrmPrefix,
         boolean quiet,
         List<Long> cpuPids,
-        String label) {
+        String label,
+        Path html) {
 
     static final String USAGE = """
             usage: loadgen --url URL [--method POST] (--body FILE | --body-json JSON) [--header 'name: value']...
                            [--connections N] [--duration S] [--warmup S] [--rate R] [--timeout-ms MS]
-                           [--threads N] [--json OUT.json] [--hgrm PREFIX] [--cpu-pid PID]... [--label TEXT] [--quiet]
+                           [--threads N] [--json OUT.json] [--hgrm PREFIX] [--html OUT.html] [--cpu-pid PID]...
+                           [--label TEXT] [--quiet]
               --url          http://HOST:PORT/path on a loopback address (127.0.0.0/8, ::1, localhost)
               --connections  keep-alive connections (default 16)
               --duration     measured seconds (default 10); --warmup seconds before it (default 2)
@@ -52,7 +54,9 @@ record LoadOptions(
                              closed (default 30000)
               --threads      event loops (default: the cores this process may run on)
               --json         write every result to this file; --hgrm PREFIX writes PREFIX-latency.hgrm
-                             (and -ttft.hgrm, -itl.hgrm when answers were streams)
+                             (and -ttft.hgrm, -itl.hgrm when answers were streams); --html writes a report
+                             that opens offline: the figures and the percentile curves of latency, time to
+                             first token and inter-token gaps
               --cpu-pid      also report the CPU time this process used during the measured window,
                              per completed request (repeat the option, or comma-separate, to sum processes)""";
 
@@ -73,6 +77,7 @@ record LoadOptions(
         boolean quiet = false;
         List<Long> cpuPids = new ArrayList<>();
         String label = null;
+        Path html = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--quiet") || arg.equals("-q")) {
@@ -101,6 +106,7 @@ record LoadOptions(
                 case "--json" -> json = Path.of(v);
                 case "--hgrm" -> hgrm = v;
                 case "--label" -> label = v;
+                case "--html" -> html = Path.of(v);
                 case "--cpu-pid" -> {
                     for (String p : v.split(",")) {
                         if (!p.isBlank()) {
@@ -143,7 +149,7 @@ record LoadOptions(
         int port = uri.getPort() < 0 ? 80 : uri.getPort();
         return new LoadOptions(uri, address, port, method, body == null ? new byte[0] : body, List.copyOf(headers),
                 connections, threads, duration, warmup, rate, timeoutMs, json, hgrm, quiet, List.copyOf(cpuPids),
-                label);
+                label, html);
     }
 
     boolean openLoop() {

@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -203,6 +204,13 @@ final class LoadResult {
             histogram(g, "latency_us", latency);
             histogram(g, "ttft_us", ttft);
             histogram(g, "itl_us", itl);
+            // The histograms themselves (HdrHistogram's compressed form, base64), so that a report can merge the
+            // rounds of a bench and draw whole percentile curves from the JSON alone.
+            g.writeObjectFieldStart("hdr");
+            g.writeStringField("latency_us", encode(latency));
+            g.writeStringField("ttft_us", encode(ttft));
+            g.writeStringField("itl_us", encode(itl));
+            g.writeEndObject();
             g.writeObjectFieldStart("cpu");
             g.writeArrayFieldStart("pids");
             for (long pid : options.cpuPids()) {
@@ -219,6 +227,37 @@ final class LoadResult {
             g.writeEndObject();
             g.writeEndObject();
         }
+    }
+
+    static String encode(Histogram h) {
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        int n = h.encodeIntoCompressedByteBuffer(buffer);
+        return java.util.Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buffer.array(), n));
+    }
+
+    /** The inverse of {@link #encode}. */
+    static Histogram decode(String base64) {
+        try {
+            return Histogram.decodeFromCompressedByteBuffer(
+                    java.nio.ByteBuffer.wrap(java.util.Base64.getDecoder().decode(base64)), 0);
+        } catch (java.util.zip.DataFormatException e) {
+            throw new IllegalArgumentException("not an encoded histogram: " + e.getMessage(), e);
+        }
+    }
+
+    /** The run as an HTML report ({@link HtmlReport}): one workload, one target. */
+    void writeHtml(Path file) throws IOException {
+        String name = options.label() != null ? options.label() : options.method() + " " + options.url().getPath();
+        String loop = options.openLoop()
+                ? String.format(Locale.ROOT, "open loop at %.0f req/s", options.rate())
+                : "closed loop";
+        String setup = String.format(Locale.ROOT, "%s %s: %s, %d connections, %.1f s measured after %.1f s warmup",
+                options.method(), options.url(), loop, options.connections(), seconds(), options.warmupSeconds());
+        HtmlReport.write(file, "Load test: " + name, List.of(setup, "Errors: " + (errors.isEmpty() ? "none"
+                : errors.toString()) + "; statuses: " + statuses),
+                List.of(new HtmlReport.Workload(name, "", List.of(new HtmlReport.Run(options.url().getHost() + ":"
+                        + options.port(), completed, requestsPerSecond(), errorCount(), eventsPerSecond(), latency,
+                        ttft, itl)))));
     }
 
     private static void histogram(JsonGenerator g, String name, Histogram h) throws IOException {

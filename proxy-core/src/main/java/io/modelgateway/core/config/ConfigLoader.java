@@ -25,7 +25,7 @@ import java.util.Objects;
  *
  * <p>This class reads the top level (which fields may appear there, {@code listen}, {@code max_body_bytes},
  * {@code development_key}) and hands the sections, in this order, to one reader each: {@link ServerSection}
- * ({@code access_log}, {@code admin}, {@code reload}, {@code server}), {@link ProvidersSection},
+ * ({@code access_log}, {@code admin} with its key, {@code reload}, {@code server}), {@link ProvidersSection},
  * {@link ModelsSection} and {@link KeysSection}, the last two with {@link LimitsSection} for their limits blocks.
  * What they all use (paths, lines, messages, {@code ${VAR}} expansion, typed fields) is in {@link ConfigReader}.
  */
@@ -106,6 +106,7 @@ public final class ConfigLoader extends ConfigReader {
         ServerSection serverSection = new ServerSection(this);
         String accessLog = serverSection.accessLog(top);
         HostAndPort adminListen = serverSection.adminListen(top, listen);
+        AdminKey adminKey = serverSection.adminKey(top, adminListen);
         ReloadConfig reload = serverSection.reload(top);
         ServerConfig server = serverSection.server(top);
         UpstreamLimitsConfig upstreamLimits = serverSection.upstreamLimits(top);
@@ -113,7 +114,7 @@ public final class ConfigLoader extends ConfigReader {
         Map<String, ModelConfig> models = new ModelsSection(this).models(top, providers);
         List<KeyConfig> keys = keys(top, listen, models);
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server, upstreamLimits);
+                server, upstreamLimits, adminKey);
     }
 
     // ---- listen

@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param reload       how the config file is watched for changes
  * @param server       connection caps, client timeouts and the shutdown drain of the API listener
  * @param upstreamLimits bounds on what an upstream's answer may make the gateway hold
+ * @param adminKey     the key of the admin listener's dashboard ({@code admin.key}), or null for none
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -33,7 +34,8 @@ public record GatewayConfig(
         HostAndPort adminListen,
         ReloadConfig reload,
         ServerConfig server,
-        UpstreamLimitsConfig upstreamLimits) {
+        UpstreamLimitsConfig upstreamLimits,
+        AdminKey adminKey) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -50,12 +52,12 @@ public record GatewayConfig(
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
     }
 
-    /** The shape before the upstream limits existed: they take their defaults. */
+    /** The shape before the upstream limits and {@code admin.key} existed: their defaults (no admin key). */
     public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
             Map<String, ProviderConfig> providers, Map<String, ModelConfig> models, String accessLog,
             HostAndPort adminListen, ReloadConfig reload, ServerConfig server) {
         this(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload, server,
-                UpstreamLimitsConfig.DEFAULT);
+                UpstreamLimitsConfig.DEFAULT, null);
     }
 
     /**
@@ -65,7 +67,7 @@ public record GatewayConfig(
     public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
             Map<String, ProviderConfig> providers, Map<String, ModelConfig> models) {
         this(listen, maxBodyBytes, keys, providers, models, ACCESS_LOG_STDOUT, null, ReloadConfig.DEFAULT,
-                ServerConfig.DEFAULT, UpstreamLimitsConfig.DEFAULT);
+                ServerConfig.DEFAULT, UpstreamLimitsConfig.DEFAULT, null);
     }
 
     /**
@@ -74,7 +76,7 @@ public record GatewayConfig(
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server, upstreamLimits);
+                server, upstreamLimits, adminKey);
     }
 
     /**

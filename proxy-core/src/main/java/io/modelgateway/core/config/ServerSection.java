@@ -9,12 +9,13 @@ import java.util.List;
 
 /**
  * Reads the small top-level blocks about the gateway's own serving: {@code server} (into a {@link ServerConfig}),
- * {@code admin} (the admin listener's {@link HostAndPort}), {@code reload} (into a {@link ReloadConfig}) and
+ * {@code admin} (the admin listener's {@link HostAndPort} and its dashboard's {@link AdminKey}), {@code reload} (into a {@link ReloadConfig}) and
  * {@code access_log} (the access log's destination).
  */
 final class ServerSection extends ConfigReader {
 
-    private static final List<String> ADMIN_FIELDS = List.of("listen");
+    private static final List<String> ADMIN_FIELDS = List.of("listen", "key");
+    private static final java.util.regex.Pattern SHA256_HEX = java.util.regex.Pattern.compile("[0-9a-fA-F]{64}");
     private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
     private static final List<String> UPSTREAM_LIMIT_FIELDS = List.of("max_error_body_bytes", "max_sse_event_bytes",
             "max_collected_bytes", "collected_budget_bytes");
@@ -102,6 +103,55 @@ final class ServerSection extends ConfigReader {
                     + "); give the admin listener its own port");
         }
         return address;
+    }
+
+    /**
+     * {@code admin.key}: an environment reference ({@code ${ADMIN_KEY}}) or {@code sha256:<hex>}, like a gateway key
+     * (a plain key in the file is refused); null when absent or when the reference resolves to an empty string
+     * ({@code ${ADMIN_KEY:-}}). Only the hash is kept. Without a key, an admin listener on a non-loopback address
+     * serves no dashboard, which a warning says here.
+     */
+    AdminKey adminKey(Section top, HostAndPort adminListen) throws ConfigException {
+        Section admin = top.section("admin");
+        Scalar raw = admin == null ? null : admin.scalar("key");
+        AdminKey key = raw == null || raw.isNull() ? null : adminKey(admin, raw, adminListen);
+        if (key == null && adminListen != null && !adminListen.isLoopback()) {
+            warn(admin.pathOf("listen"), admin.lineOf("listen"), adminListen + " is not a loopback address and no"
+                    + " admin.key is set: the dashboard is refused (403); /metrics, /health and /ready answer as"
+                    + " before");
+        }
+        return key;
+    }
+
+    private AdminKey adminKey(Section admin, Scalar raw, HostAndPort adminListen) throws ConfigException {
+        String path = admin.pathOf("key");
+        int line = admin.lineOf("key");
+        if (raw.token() != JsonToken.VALUE_STRING) {
+            throw error(path, line, "must be an environment reference such as ${ADMIN_KEY} or sha256:<hex>, not "
+                    + kind(raw));
+        }
+        if (adminListen == null) {
+            throw error(path, line, "needs admin.listen: the dashboard it protects is served there");
+        }
+        if (EnvExpander.hasReference(raw.text())) {
+            String key = expand(raw.text(), path, line);
+            if (key.isEmpty()) {
+                return null; // ${ADMIN_KEY:-} left it empty: as if absent
+            }
+            if (!key.equals(key.strip())) {
+                throw error(path, line, "the key has leading or trailing whitespace");
+            }
+            return new AdminKey(KeyConfig.sha256(key));
+        }
+        if (raw.text().startsWith("sha256:")) {
+            String hex = raw.text().substring("sha256:".length());
+            if (!SHA256_HEX.matcher(hex).matches()) {
+                throw error(path, line, "a sha256: key needs exactly 64 hex digits after 'sha256:'");
+            }
+            return new AdminKey(java.util.HexFormat.of().parseHex(hex));
+        }
+        throw error(path, line, "a plain key must come from an environment reference such as ${ADMIN_KEY},"
+                + " or be given as sha256:<hex>");
     }
 
     private static boolean isWildcard(HostAndPort a) {

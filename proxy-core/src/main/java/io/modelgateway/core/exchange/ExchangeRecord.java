@@ -51,6 +51,7 @@ public final class ExchangeRecord {
     private long endNanos;
     private long inputTokens;
     private long outputTokens;
+    private double costUsd;
     private UsageSource usageSource = UsageSource.NONE;
     private Outcome outcome;
     private String limit;
@@ -105,6 +106,14 @@ public final class ExchangeRecord {
         this.inputTokens = inputTokens;
         this.outputTokens = outputTokens;
         this.usageSource = source;
+    }
+
+    /**
+     * What the exchange cost in US dollars, once something prices it. Nothing does yet: it stays 0, and the
+     * dashboard shows cost as "—" until an exchange reports a cost above 0.
+     */
+    public void cost(double usd) {
+        this.costUsd = usd;
     }
 
     public void limit(String limit) {
@@ -294,6 +303,11 @@ public final class ExchangeRecord {
     /** Input plus output: what the limits are settled with. Saturates, so two huge counts never sum to nothing. */
     public long totalTokens() {
         return Saturating.add(inputTokens, outputTokens);
+    }
+
+    /** The exchange's cost in US dollars; 0 when nothing priced it (no prices are configured). */
+    public double costUsd() {
+        return costUsd;
     }
 
     public UsageSource usageSource() {

@@ -11,6 +11,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
@@ -45,8 +46,10 @@ import java.util.logging.Logger;
  * </pre>
  * Answers: 200 exposition for {@code /metrics}; {@code {"status":"ok"}} for {@code /health};
  * 200 {@code {"status":"ready"}} or 503 {@code {"status":"draining"}} for {@code /ready}, from the readiness
- * supplier; 404 for any other path; 405 (with {@code Allow: GET}) for any other method on those paths;
- * 400 and close for a malformed request.
+ * supplier; with a {@link Dashboard}, the live page on {@code /} and its files and event stream under
+ * {@code /dashboard/} (which it guards with the admin key); 404 for any other path; 405 (with {@code Allow: GET})
+ * for any other method on those paths; 400 and close for a malformed request. A request arriving on a connection
+ * that carries a dashboard stream closes it.
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(AdminServer.class.getName());
@@ -63,6 +66,8 @@ public final class AdminServer implements AutoCloseable {
     private final HostAndPort listen;
     private final GatewayMetrics metrics;
     private final BooleanSupplier ready;
+    /** Null when the listener serves no dashboard. */
+    private final Dashboard dashboard;
     private EventLoopGroup group;
     private Channel channel;
 
@@ -71,9 +76,15 @@ public final class AdminServer implements AutoCloseable {
      *        (e.g. {@code context::ready})
      */
     public AdminServer(HostAndPort listen, GatewayMetrics metrics, BooleanSupplier ready) {
+        this(listen, metrics, ready, null);
+    }
+
+    /** @param dashboard the live page served on {@code /}, or null for none */
+    public AdminServer(HostAndPort listen, GatewayMetrics metrics, BooleanSupplier ready, Dashboard dashboard) {
         this.listen = Objects.requireNonNull(listen, "listen");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.ready = Objects.requireNonNull(ready, "ready");
+        this.dashboard = dashboard;
     }
 
     /** Binds the address (port 0 picks a free one) and returns once listening. Call once. */
@@ -94,16 +105,21 @@ public final class AdminServer implements AutoCloseable {
                             ch.pipeline()
                                     .addLast("http-codec", new HttpServerCodec())
                                     .addLast("aggregator", new HttpObjectAggregator(MAX_BODY))
-                                    .addLast("admin-handler", new AdminHandler(metrics, ready));
+                                    .addLast("admin-handler", new AdminHandler(metrics, ready, dashboard));
                         }
                     });
             channel = b.bind(listen.host(), listen.port()).sync().channel();
+            if (dashboard != null) {
+                EventLoop loop = channel.eventLoop();
+                loop.submit(() -> dashboard.start(loop)).sync();
+            }
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             group = null;
             throw e;
         }
-        LOG.info("admin listening on http://" + hostPort() + " (/metrics, /health, /ready)");
+        LOG.info("admin listening on http://" + hostPort() + " (/metrics, /health, /ready"
+                + (dashboard == null ? ")" : ", the dashboard on /)"));
         return this;
     }
 
@@ -125,6 +141,10 @@ public final class AdminServer implements AutoCloseable {
             return;
         }
         if (channel != null) {
+            if (dashboard != null) {
+                // The streams end with their last chunk before the loop goes: pages see the end, not a reset.
+                channel.eventLoop().submit(dashboard::stop).awaitUninterruptibly(2, TimeUnit.SECONDS);
+            }
             channel.close().syncUninterruptibly();
         }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
@@ -138,10 +158,12 @@ public final class AdminServer implements AutoCloseable {
     static final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final GatewayMetrics metrics;
         private final BooleanSupplier ready;
+        private final Dashboard dashboard;
 
-        AdminHandler(GatewayMetrics metrics, BooleanSupplier ready) {
+        AdminHandler(GatewayMetrics metrics, BooleanSupplier ready, Dashboard dashboard) {
             this.metrics = metrics;
             this.ready = ready;
+            this.dashboard = dashboard;
         }
 
         @Override
@@ -150,8 +172,16 @@ public final class AdminServer implements AutoCloseable {
                 send(ctx, HttpResponseStatus.BAD_REQUEST, BAD_REQUEST, false);
                 return;
             }
+            if (Dashboard.streaming(ctx.channel())) {
+                ctx.close(); // a page's event stream is its connection's last answer
+                return;
+            }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             String path = ApiPaths.path(request.uri());
+            if (dashboard != null && Dashboard.handles(path)) {
+                dashboard.handle(ctx, request, path, keepAlive);
+                return;
+            }
             boolean known = path.equals(MetricsResponder.PATH) || path.equals("/health") || path.equals("/ready");
             if (!known) {
                 send(ctx, HttpResponseStatus.NOT_FOUND, NOT_FOUND, keepAlive);

@@ -1,6 +1,7 @@
 package io.modelgateway.core.route;
 
 import io.modelgateway.core.config.CooldownConfig;
+import io.modelgateway.core.observe.DeploymentStates.Rotation;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,6 +39,8 @@ public final class DeploymentHealth {
     private final AtomicLong probeSince = new AtomicLong(NO_PROBE);
     /** When the last failure was seen: among deployments all cooling down, the least recent is tried. */
     private volatile long lastFailure;
+    /** Failures since the gateway started (the dashboard's recent failures are differences of it). */
+    private final AtomicLong failuresTotal = new AtomicLong();
 
     /** {@link #AVAILABLE}, {@link #PROBE} or {@link #COOLING} at {@code now}. */
     int availability(long now, CooldownConfig cooldown) {
@@ -80,6 +83,7 @@ public final class DeploymentHealth {
     /** The upstream failed; {@code probe}: the attempt was this deployment's probe. */
     void failed(boolean probe, long now, CooldownConfig cooldown) {
         lastFailure = now;
+        failuresTotal.incrementAndGet();
         int n = failures.incrementAndGet();
         if (cooldown.enabled() && n >= cooldown.failures()) {
             openUntil.set(now + cooldown.nanos()); // opens, or opens again (a failed probe), or extends
@@ -114,6 +118,25 @@ public final class DeploymentHealth {
 
     long lastFailure() {
         return lastFailure;
+    }
+
+    /** Failures since the gateway started. */
+    public long failuresTotal() {
+        return failuresTotal.get();
+    }
+
+    /** How long before {@code now} it last failed, in nanoseconds; -1 when it never did. */
+    public long lastFailureAgoNanos(long now) {
+        return failuresTotal.get() == 0 ? -1 : Math.max(0, now - lastFailure);
+    }
+
+    /** Where it stands at {@code now}, for the dashboard (no side effect: no probe is claimed). */
+    public Rotation rotation(long now, CooldownConfig cooldown) {
+        long until = openUntil.get();
+        if (until == CLOSED || !cooldown.enabled()) {
+            return Rotation.IN_ROTATION;
+        }
+        return now - until < 0 ? Rotation.COOLING_DOWN : Rotation.PROBING;
     }
 
     @Override

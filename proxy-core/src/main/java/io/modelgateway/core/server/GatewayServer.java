@@ -15,6 +15,8 @@ import io.modelgateway.core.observe.AccessLog;
 import io.modelgateway.core.observe.AdminServer;
 import io.modelgateway.core.observe.CompositeObserver;
 import io.modelgateway.core.exchange.ExchangeObserver;
+import io.modelgateway.core.observe.Dashboard;
+import io.modelgateway.core.observe.LiveStats;
 import io.modelgateway.core.observe.GatewayMetrics;
 import io.modelgateway.core.observe.MetricsResponder;
 import java.net.InetSocketAddress;
@@ -70,13 +72,17 @@ public final class GatewayServer implements AutoCloseable {
         // access_log and admin.listen are read once: changing them needs a restart (a reload keeps them)
         AccessLog accessLog = AccessLog.open(config.accessLog());
         metrics.accessLogDrops(accessLog::dropped);
+        // The dashboard's counters exist only with an admin listener, the one place that shows them.
+        LiveStats live = config.adminListen() == null ? null : new LiveStats();
         GatewayContext context = new GatewayContext(config, pools, new RateLimiter(),
-                CompositeObserver.of(metrics, accessLog, observer));
+                CompositeObserver.of(metrics, live, accessLog, observer));
         context.connectionCaps().deriveFromProcess();
         AdminServer admin = null;
         try {
             if (config.adminListen() != null) {
-                admin = new AdminServer(config.adminListen(), metrics, context::ready).start();
+                Dashboard dashboard = new Dashboard(live, context::config,
+                        now -> context.routing().states(context.config(), now), config.adminListen().isLoopback());
+                admin = new AdminServer(config.adminListen(), metrics, context::ready, dashboard).start();
             }
             ServerBootstrap b = new ServerBootstrap()
                     .group(group)

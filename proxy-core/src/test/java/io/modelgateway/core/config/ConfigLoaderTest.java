@@ -949,12 +949,54 @@ class ConfigLoaderTest {
         assertError(withKeys("admin:", "  listen: localhost") + SIM_MODEL)
                 .hasMessage("admin.listen: expected host:port, e.g. 127.0.0.1:8080 (test.yaml:6)");
         assertError(withKeys("admin:", "  lisen: 127.0.0.1:9091") + SIM_MODEL)
-                .hasMessage("admin.lisen: unknown field (did you mean listen?); allowed: listen (test.yaml:6)");
+                .hasMessage("admin.lisen: unknown field (did you mean listen?); allowed: listen, key (test.yaml:6)");
         assertError(withKeys("admin: 127.0.0.1:9091") + SIM_MODEL)
                 .hasMessage("admin: must be a mapping of fields, not a string (test.yaml:5)");
         assertError(withKeys("listen: 0.0.0.0:8080", "admin: {listen: '127.0.0.1:8080'}") + SIM_MODEL)
                 .hasMessage("admin.listen: port 8080 is already taken by listen (0.0.0.0:8080); give the admin"
                         + " listener its own port (test.yaml:6)");
+    }
+
+    @Test
+    void parse_adminKey_keptAsAHashOnly() throws Exception {
+        Map<String, String> env = Map.of("GATEWAY_KEY", GATEWAY_KEY, "ADMIN_KEY", "adm-secret-42");
+        GatewayConfig fromEnv = ConfigLoader.parse(withKeys("admin:", "  listen: 127.0.0.1:9091",
+                "  key: ${ADMIN_KEY}") + SIM_MODEL, "test.yaml", env, null);
+        assertThat(fromEnv.adminKey().matches("adm-secret-42")).isTrue();
+        assertThat(fromEnv.adminKey().matches("adm-secret-4")).isFalse();
+        assertThat(fromEnv.adminKey().matches(null)).isFalse();
+        assertThat(fromEnv.adminKey().toString()).doesNotContain("adm-secret");
+        assertThat(fromEnv.toString()).doesNotContain("adm-secret");
+        String hex = HexFormat.of().formatHex(KeyConfig.sha256("adm-secret-42"));
+        GatewayConfig fromHash = parse(withKeys("admin:", "  listen: 127.0.0.1:9091", "  key: sha256:" + hex)
+                + SIM_MODEL);
+        assertThat(fromHash.adminKey()).isEqualTo(fromEnv.adminKey());
+        assertThat(fromHash.toString()).doesNotContain(hex);
+        // Empty after ${VAR:-}: no key. Absent: no key, on loopback without a word.
+        assertThat(parse(withKeys("admin:", "  listen: 127.0.0.1:9091", "  key: ${ADMIN_KEY:-}") + SIM_MODEL)
+                .adminKey()).isNull();
+        assertThat(parse(withKeys("admin:", "  listen: 0.0.0.0:9091") + SIM_MODEL).adminKey()).isNull();
+        // Kept by a reload's listener swap.
+        assertThat(fromEnv.withListeners(new HostAndPort("127.0.0.1", 1), null).adminKey())
+                .isEqualTo(fromEnv.adminKey());
+    }
+
+    @Test
+    void parse_badAdminKey_refused() {
+        assertError(withKeys("admin:", "  listen: 127.0.0.1:9091", "  key: adm-plain") + SIM_MODEL)
+                .hasMessage("admin.key: a plain key must come from an environment reference such as ${ADMIN_KEY},"
+                        + " or be given as sha256:<hex> (test.yaml:7)");
+        assertError(withKeys("admin:", "  key: ${GATEWAY_KEY}") + SIM_MODEL)
+                .hasMessage("admin.key: needs admin.listen: the dashboard it protects is served there (test.yaml:6)");
+        assertError(withKeys("admin:", "  listen: 127.0.0.1:9091", "  key: sha256:abc") + SIM_MODEL)
+                .hasMessage("admin.key: a sha256: key needs exactly 64 hex digits after 'sha256:' (test.yaml:7)");
+        assertError(withKeys("admin:", "  listen: 127.0.0.1:9091", "  key: ${NO_SUCH_ADMIN_KEY}") + SIM_MODEL)
+                .hasMessageStartingWith("admin.key: ").hasMessageContaining("NO_SUCH_ADMIN_KEY");
+        assertError(withKeys("admin:", "  listen: 127.0.0.1:9091", "  key: 12345") + SIM_MODEL)
+                .hasMessage("admin.key: must be an environment reference such as ${ADMIN_KEY} or sha256:<hex>, not a"
+                        + " number (test.yaml:7)");
+        assertError(withKeys("admin:", "  listen: 127.0.0.1:9091", "  kee: x") + SIM_MODEL)
+                .hasMessage("admin.kee: unknown field (did you mean key?); allowed: listen, key (test.yaml:7)");
     }
 
     @Test

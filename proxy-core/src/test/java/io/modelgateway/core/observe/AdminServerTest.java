@@ -112,7 +112,7 @@ class AdminServerTest {
     /** The admin handler alone (STYLE 11). */
     @Nested
     class Handler {
-        private final EmbeddedChannel ch = new EmbeddedChannel(new AdminServer.AdminHandler(metrics, ready::get));
+        private final EmbeddedChannel ch = new EmbeddedChannel(new AdminServer.AdminHandler(metrics, ready::get, null));
 
         @AfterEach
         void tearDown() {
