@@ -1,5 +1,8 @@
 package io.modelgateway.core.exchange;
 
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpHeadersFactory;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
@@ -30,6 +33,11 @@ public final class HttpResponses {
     public static final AsciiString REQUEST_ID = AsciiString.cached("request-id");
     public static final AsciiString RETRY_AFTER_MS = AsciiString.cached("retry-after-ms");
     public static final AsciiString APPLICATION_JSON = AsciiString.cached("application/json");
+    /**
+     * Headers the gateway makes from values already validated (its own constants, config values checked at load,
+     * header values an HTTP decoder accepted): no re-validation on every {@code set}.
+     */
+    public static final HttpHeadersFactory TRUSTED_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
 
     private HttpResponses() {
     }

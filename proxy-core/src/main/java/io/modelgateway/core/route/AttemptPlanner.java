@@ -74,8 +74,8 @@ public final class AttemptPlanner {
         Endpoint endpoint = request.endpoint();
         ProviderConfig provider = deployment.provider();
         if (provider.type() == ProviderType.SIMULATOR) {
-            return new SimulatorExchange(ctx, request, simulators.of(provider), peek, deployment.upstreamModel(),
-                    provider.timeouts().streamIdleMs(), hook, onDone);
+            return new SimulatorExchange(ctx, request, provider, simulators.of(provider), deployment.upstreamModel(),
+                    request.config().upstreamLimits(), collectedBudget, hook, onDone);
         }
         if (provider.type().style() != endpoint.style()) {
             TranslatedRequest translated = Translations.request(ctx.alloc(), request, model, deployment);

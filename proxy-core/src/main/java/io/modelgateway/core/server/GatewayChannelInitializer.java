@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
  * <pre>
  *   request-timeouts  raw bytes: 408 for a request trickled in too slowly, close when idle too long
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
+ *   answer-boundary   tells the whole pipeline when a request was read whole and its answer written whole
  *   head-validator    HTTP version (505), Host (400), absolute-form target → its path
  *   stream-guard      keep-alive pings on idle streams (GD-11); ends answers cleanly when draining
  *   response-observer status, bytes and timings of each answer written, onto its exchange record
@@ -105,8 +106,9 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
+        p.addLast(PipelineNames.ANSWER_BOUNDARY, new AnswerBoundary());
         p.addLast(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator());
-        p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard(timeouts));
+        p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard());
         p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
         p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());

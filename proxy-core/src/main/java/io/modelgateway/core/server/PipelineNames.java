@@ -4,6 +4,7 @@ package io.modelgateway.core.server;
 public final class PipelineNames {
     public static final String REQUEST_TIMEOUTS = "request-timeouts";
     public static final String HTTP_CODEC = "http-codec";
+    public static final String ANSWER_BOUNDARY = "answer-boundary";
     public static final String HEAD_VALIDATOR = "head-validator";
     public static final String STREAM_GUARD = "stream-guard";
     public static final String RESPONSE_OBSERVER = "response-observer";

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** The request step that admits a request against its limits, alone on an EmbeddedChannel. */
 class LimitCheckTest {
-    private static final String CHAT = "{\"model\":\"sim-chat\",\"max_tokens\":10,\"messages\":[]}";
+    private static final String CHAT = "{\"model\":\"sim-chat\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     private GatewayContext context;
     private EmbeddedChannel ch;
 

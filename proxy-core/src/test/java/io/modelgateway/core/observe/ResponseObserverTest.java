@@ -31,7 +31,7 @@ class ResponseObserverTest {
     @BeforeEach
     void setUp() {
         observer = new ResponseObserver();
-        ch = new EmbeddedChannel(observer);
+        ch = new EmbeddedChannel(new io.modelgateway.core.server.AnswerBoundary(), observer);
     }
 
     @AfterEach

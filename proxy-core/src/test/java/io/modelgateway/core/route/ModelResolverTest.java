@@ -54,7 +54,7 @@ class ModelResolverTest {
     @Test
     void knownModel_goesOnWithIt_andTheRecordNamesIt() {
         GatewayRequest req = request(TestGateway.KEY, Endpoint.CHAT_COMPLETIONS,
-                "{\"model\":\"sim-chat\",\"stream\":true,\"messages\":[]}");
+                "{\"model\":\"sim-chat\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         ch.writeInbound(req);
         GatewayRequest out = ch.readInbound();
         assertThat(out.model().name()).isEqualTo("sim-chat");
@@ -64,21 +64,21 @@ class ModelResolverTest {
 
     @Test
     void unknownModel_is404() {
-        FullHttpResponse r = refused(request(TestGateway.KEY, Endpoint.CHAT_COMPLETIONS, "{\"model\":\"nope\",\"messages\":[]}"));
+        FullHttpResponse r = refused(request(TestGateway.KEY, Endpoint.CHAT_COMPLETIONS, "{\"model\":\"nope\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
         assertThat(r.status().code()).isEqualTo(404);
         assertThat(Embedded.body(r)).contains("model_not_found");
     }
 
     @Test
     void modelTheKeyMayNotUse_is403() {
-        FullHttpResponse r = refused(request("sk-limited", Endpoint.CHAT_COMPLETIONS, "{\"model\":\"sim-chat\",\"messages\":[]}"));
+        FullHttpResponse r = refused(request("sk-limited", Endpoint.CHAT_COMPLETIONS, "{\"model\":\"sim-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
         assertThat(r.status().code()).isEqualTo(403);
         assertThat(Embedded.body(r)).contains("model_not_allowed");
     }
 
     @Test
     void embeddingModelOnChat_andChatModelOnEmbeddings_are400() {
-        FullHttpResponse r = refused(request(TestGateway.KEY, Endpoint.CHAT_COMPLETIONS, "{\"model\":\"sim-embed\",\"messages\":[]}"));
+        FullHttpResponse r = refused(request(TestGateway.KEY, Endpoint.CHAT_COMPLETIONS, "{\"model\":\"sim-embed\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
         assertThat(r.status().code()).isEqualTo(400);
         assertThat(Embedded.body(r)).contains("is an embedding model");
         r = refused(request(TestGateway.KEY, Endpoint.EMBEDDINGS, "{\"model\":\"sim-chat\",\"input\":\"a\"}"));
