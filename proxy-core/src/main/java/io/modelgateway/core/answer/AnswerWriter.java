@@ -1,18 +1,11 @@
 package io.modelgateway.core.answer;
 
 import io.modelgateway.codecs.ApiStyle;
-import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.error.SecretRedactor;
-import io.modelgateway.codecs.sse.SseDataCheck;
 import io.modelgateway.codecs.sse.SseEventScanner;
-import io.modelgateway.codecs.translate.ErrorTranslator;
 import io.modelgateway.codecs.translate.ResponseTranslator;
-import io.modelgateway.codecs.translate.StreamTranslator;
-import io.modelgateway.codecs.translate.TranslationException;
-import io.modelgateway.codecs.usage.BodyUsageScanner;
-import io.modelgateway.codecs.usage.StreamUsageTracker;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.GatewayRequest;
@@ -21,6 +14,7 @@ import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.exchange.UpstreamFailure;
 import io.modelgateway.core.exchange.UpstreamFailures;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -31,14 +25,11 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.AsciiString;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -83,13 +74,12 @@ import java.util.logging.Logger;
  * the exchange hands to {@link #clientFailed}. Confined to the client channel's event loop.
  *
  * <p>Over 400 lines because the modes share their state (what was sent, what is held, what was read of the usage)
- * and each ending depends on all of it; the pieces that stand alone are {@link CollectedBody} and
+ * and every ending depends on all of it; the parts that stand alone are {@link StreamRelay} (a stream, passed
+ * through or translated), {@link CollectedAnswer} (an answer or error collected whole), {@link CollectedBody} and
  * {@link AnswerAccounting}.
  */
 public final class AnswerWriter {
     private static final Logger LOG = Logger.getLogger(AnswerWriter.class.getName());
-    private static final AsciiString TEXT_EVENT_STREAM = AsciiString.cached("text/event-stream; charset=utf-8");
-    private static final AsciiString X_ACCEL_BUFFERING = AsciiString.cached("x-accel-buffering");
 
     /**
      * Largest 2xx body held back until it is complete, to check it is JSON before the caller sees the head. Chat and
@@ -145,14 +135,10 @@ public final class AnswerWriter {
     private HttpResponse heldHead;
     /** The pieces of that body so far: one retained piece, or a composite of them; null when none. */
     private ByteBuf held;
-    private SseEventScanner scanner;
-    private StreamTranslator streamTranslator;
-    /** A body collected whole (COLLECT, ERROR); null when none. */
-    private CollectedBody collected;
-    /** The Retry-After (seconds or a date) and retry-after-ms of an error answer, and its Content-Type; null if none. */
-    private String retryAfter;
-    private String retryAfterMs;
-    private String errorContentType;
+    /** The stream being relayed (STREAM); null otherwise. */
+    private StreamRelay stream;
+    /** The body being collected whole (COLLECT, ERROR); null otherwise. */
+    private CollectedAnswer collected;
     /** Bytes of a refused credential's body read and dropped (DISCARD): past the error body cap, not read on. */
     private long discarded;
 
@@ -209,6 +195,37 @@ public final class AnswerWriter {
         return headSent;
     }
 
+    // what the writer's parts (StreamRelay, CollectedAnswer) use of it
+
+    GatewayRequest request() {
+        return request;
+    }
+
+    ChannelHandlerContext ctx() {
+        return ctx;
+    }
+
+    ByteBufAllocator alloc() {
+        return ctx.alloc();
+    }
+
+    /** The caller's style. */
+    ApiStyle style() {
+        return request.style();
+    }
+
+    String provider() {
+        return provider;
+    }
+
+    ApiStyle providerStyle() {
+        return providerStyle;
+    }
+
+    SecretRedactor redactor() {
+        return redactor;
+    }
+
     // ------------------------------------------------------------------ the answer, as it arrives
 
     /** The head of the provider's final answer (a status of 200 or more; interim answers are the feeder's to skip). */
@@ -230,28 +247,21 @@ public final class AnswerWriter {
             // An error answer: collected whole, then redacted and answered. Its headers are kept only when they hold
             // no secret.
             mode = Mode.ERROR;
-            retryAfter = withoutSecret(headers.get(HttpHeaderNames.RETRY_AFTER));
-            retryAfterMs = withoutSecret(headers.get(HttpResponses.RETRY_AFTER_MS));
-            errorContentType = withoutSecret(contentType);
-            collected = new CollectedBody(ctx.alloc(), budget, limits.collectedBudgetBytes(),
-                    limits.maxErrorBodyBytes(), HttpUtil.getContentLength(headersOnly(headers), -1L));
+            collected = CollectedAnswer.error(this, collectedBody(limits.maxErrorBodyBytes(), headers), status, headers);
             return;
         }
         hook.onAnswerStarted();
         if (contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
-            scanner = new SseEventScanner(ctx.alloc(), limits.maxSseEventBytes());
             accounting.stream();
-            if (translator != null) {
-                streamTranslator = translator.newStream(ctx.alloc());
-            }
+            stream = new StreamRelay(this, new SseEventScanner(ctx.alloc(), limits.maxSseEventBytes()),
+                    translator == null ? null : translator.newStream(ctx.alloc()), accounting, withholdUsageChunk);
             return; // the head goes out with the first event (GD-24)
         }
         accounting.body();
         if (translator != null) {
             mode = Mode.COLLECT; // answered once the whole body is in
-            collected = new CollectedBody(ctx.alloc(), budget, limits.collectedBudgetBytes(),
-                    limits.maxCollectedBytes(), HttpUtil.getContentLength(headersOnly(headers), -1L));
+            collected = CollectedAnswer.translated(this, collectedBody(limits.maxCollectedBytes(), headers), translator);
             return;
         }
         mode = Mode.RELAY;
@@ -276,9 +286,11 @@ public final class AnswerWriter {
         write(head);
     }
 
-    /** {@code headers} as a response, for Netty's header helpers. */
-    private static HttpResponse headersOnly(HttpHeaders headers) {
-        return new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, headers);
+    /** A body to collect whole, within {@code cap} and the process's budget, sized by its announced length. */
+    private CollectedBody collectedBody(int cap, HttpHeaders headers) {
+        long announced = HttpUtil.getContentLength(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                headers), -1L);
+        return new CollectedBody(ctx.alloc(), budget, limits.collectedBudgetBytes(), cap, announced);
     }
 
     /** A piece of the answer's body ({@code last}: its end). Borrowed: the feeder releases it. */
@@ -288,18 +300,12 @@ public final class AnswerWriter {
         }
         switch (mode) {
             case RELAY -> relay(c, last);
-            case STREAM -> stream(c, last);
+            case STREAM -> stream.feed(c, last);
             case COLLECT -> {
                 accounting.bodyPiece(c);
-                if (collect(c) && last) {
-                    answerCollected();
-                }
+                collected.feed(c, last);
             }
-            case ERROR -> {
-                if (collect(c) && last) {
-                    answerError();
-                }
-            }
+            case ERROR -> collected.feed(c, last);
             case DISCARD -> {
                 // Read to its end to keep the connection, but no further than an error body may go.
                 discarded += c.readableBytes();
@@ -308,7 +314,7 @@ public final class AnswerWriter {
                     reusable = false;
                 }
                 if (last || tooLong) {
-                    failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR,
+                    fail(new GatewayError(ErrorKind.UPSTREAM_ERROR,
                             "The upstream provider refused the gateway's credentials.", null, null), null, true);
                 }
             }
@@ -393,246 +399,8 @@ public final class AnswerWriter {
         }
     }
 
-    private void stream(ByteBuf c, boolean last) {
-        boolean fits = scanner.feed(c, streamTranslator == null ? this::passEvent : this::translateEvent);
-        if (done) {
-            scanner.release(); // an event ended the exchange (malformed); drop what the feed kept after it
-            return;
-        }
-        if (!fits) {
-            eventTooLarge();
-            return;
-        }
-        if (!last) {
-            return;
-        }
-        ByteBuf rest = scanner.drainRemainder();
-        if (rest != null) {
-            if (streamTranslator == null) {
-                passEvent(rest);
-            } else {
-                translateEvent(rest);
-            }
-            if (done) {
-                return;
-            }
-        }
-        if (streamTranslator != null) {
-            streamTranslator.onEnd(true, this::writeEvent);
-        }
-        if (!headSent) {
-            sendStreamHead(); // an empty stream still gets a well-formed response
-        }
-        writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-        // A translated stream that ended unfinished (no finish reason) closed with an error event.
-        finish(true, streamTranslator != null && streamTranslator.failed() ? Outcome.UPSTREAM_ERROR : Outcome.DONE);
-    }
-
-    /** One event as it is (pass-through): to the client, unless it is a usage chunk we withhold. */
-    private void passEvent(ByteBuf event) {
-        if (done) {
-            event.release(); // the exchange ended on an earlier event of the same read
-            return;
-        }
-        if (!SseDataCheck.plausible(event)) {
-            event.release();
-            malformedEvent();
-            return;
-        }
-        if (SseDataCheck.looksLikeError(event)) {
-            event = withoutSecrets(event);
-        }
-        if (accounting.event(event) && withholdUsageChunk) {
-            event.release(); // counted above; the caller did not ask for it (GD-21)
-            return;
-        }
-        writeEvent(event);
-    }
-
-    /** One event through the stream translator; its outputs go to the client one by one. */
-    private void translateEvent(ByteBuf event) {
-        if (done) {
-            event.release();
-            return;
-        }
-        if (!SseDataCheck.plausible(event)) {
-            event.release();
-            malformedEvent();
-            return;
-        }
-        if (SseDataCheck.looksLikeError(event)) {
-            event = withoutSecrets(event);
-        }
-        accounting.event(event);
-        try {
-            streamTranslator.onEvent(event, this::writeEvent);
-        } finally {
-            event.release();
-        }
-        if (streamTranslator.failed()) {
-            // The translator ended the caller's stream with an error event (a bad event inside, an error the
-            // provider sent): nothing after it is relayed; the provider is let go and the answer is a failure.
-            writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-            finish(false, Outcome.UPSTREAM_ERROR);
-        }
-    }
-
-    /**
-     * An event whose data is not JSON: nothing after it can be trusted. Before anything was sent, a 502 (GD-24); else
-     * the style's error event after what was delivered, no terminator (GD-10).
-     */
-    private void malformedEvent() {
-        LOG.warning("upstream " + provider + " sent a malformed stream event");
-        if (!headSent) {
-            failBeforeHead(UpstreamFailures.MALFORMED_ANSWER);
-            return;
-        }
-        // Called from inside the scanner's feed: what it holds after this event is dropped when the exchange ends.
-        endStreamWithError(UpstreamFailures.MALFORMED_EVENT);
-    }
-
-    /** An event grew past {@code max_sse_event_bytes}: the scanner dropped it; ended like a malformed event. */
-    private void eventTooLarge() {
-        int max = scanner.maxEventBytes();
-        reusable = false;
-        protocolError("sse_event_too_large", "sent a stream event larger than max_sse_event_bytes (" + max + ")");
-        GatewayError error = new GatewayError(ErrorKind.UPSTREAM_ERROR,
-                "The upstream provider sent a stream event larger than " + max + " bytes.", null, null);
-        if (!headSent) {
-            failBeforeHead(error);
-        } else {
-            endStreamWithError(error);
-        }
-    }
-
-    /**
-     * An error event the provider sent mid-stream, with its secrets and key shapes removed (it may echo the request's
-     * credential like an error body): the same event when it holds none, else a redacted copy (the original
-     * released). Only error events come here: one prefix comparison per event decides.
-     */
-    private ByteBuf withoutSecrets(ByteBuf event) {
-        ByteBuf clean = redactor.redactSseEvent(ctx.alloc(), event);
-        if (clean == null) {
-            return event;
-        }
-        event.release();
-        return clean;
-    }
-
-    /** Adds a piece of a body collected whole; past its cap or the budget the exchange is answered here (false). */
-    private boolean collect(ByteBuf piece) {
-        switch (collected.add(piece)) {
-            case TOO_LARGE -> {
-                collectedTooLarge();
-                return false;
-            }
-            case OVER_BUDGET -> {
-                budgetExhausted();
-                return false;
-            }
-            default -> {
-                return true;
-            }
-        }
-    }
-
-    /** A body to collect passed this exchange's cap: not read further, the provider let go. */
-    private void collectedTooLarge() {
-        reusable = false;
-        int cap = collected.cap();
-        if (mode == Mode.ERROR) {
-            int code = status.code();
-            protocolError("error_body_too_large", "sent an error body (" + code + ") larger than max_error_body_bytes ("
-                    + cap + ")");
-            // The caller learns what the status said, in its own style, not what the body said.
-            failBeforeHead(new GatewayError(ErrorTranslator.kindForStatus(code), "The upstream provider's error "
-                    + "response (HTTP " + code + ") was larger than " + cap + " bytes and was not relayed.", null, null),
-                    retryAfter, false);
-        } else {
-            protocolError("answer_too_large", "sent an answer to translate larger than max_collected_bytes (" + cap + ")");
-            failBeforeHead(new GatewayError(ErrorKind.UPSTREAM_ERROR, "The upstream provider's answer is larger than "
-                    + cap + " bytes, too large to translate.", null, null));
-        }
-    }
-
-    /** The process holds {@code collected_budget_bytes} of collected bodies already: refused as overloaded. */
-    private void budgetExhausted() {
-        reusable = false;
-        request.record().memoryRefusal(provider, "collected_budget");
-        LOG.warning("request " + request.requestId() + ": the answer of upstream " + provider + " was refused: "
-                + "collected answers already hold upstream_limits.collected_budget_bytes ("
-                + limits.collectedBudgetBytes() + ")");
-        failBeforeHead(UpstreamFailures.COLLECTED_BUDGET_EXHAUSTED); // 503 / 529 with Retry-After
-    }
-
-    /** A complete collected 2xx body: the translated answer. */
-    private void answerCollected() {
-        ByteBuf body = collected.take();
-        try {
-            ByteBuf out;
-            try {
-                out = translator.translate(ctx.alloc(), body);
-            } catch (TranslationException e) {
-                failBeforeHead(e.error());
-                return;
-            }
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, out);
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
-            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
-            request.decorate(response.headers());
-            HttpUtil.setKeepAlive(response, request.keepAlive());
-            headSent = true;
-            writeAndFlush(response);
-            finish(true, Outcome.DONE);
-        } finally {
-            body.release();
-        }
-    }
-
-    /**
-     * A complete error body: the provider's secrets removed, then relayed with its status and a correct
-     * Content-Length to a caller of the provider's style, or re-expressed in the caller's style.
-     */
-    private void answerError() {
-        ByteBuf body = collected.take();
-        ByteBuf clean = redactor.redactBody(ctx.alloc(), body);
-        if (clean != null) {
-            body.release();
-            body = clean;
-        }
-        int code = status.code();
-        if (providerStyle != request.style()) {
-            try {
-                GatewayError error = ErrorTranslator.fromUpstream(providerStyle, code, body, request.style());
-                HttpResponses.sendError(ctx, request, error, retryAfter);
-            } finally {
-                body.release();
-            }
-        } else {
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body,
-                    HttpResponses.TRUSTED_HEADERS, HttpResponses.TRUSTED_HEADERS);
-            HttpHeaders h = response.headers();
-            if (errorContentType != null) {
-                h.set(HttpHeaderNames.CONTENT_TYPE, errorContentType);
-            }
-            h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-            if (retryAfter != null) {
-                h.set(HttpHeaderNames.RETRY_AFTER, retryAfter);
-            }
-            if (retryAfterMs != null) {
-                h.set(HttpResponses.RETRY_AFTER_MS, retryAfterMs);
-            }
-            HttpResponses.ensureRetryHeaders(h, code);
-            request.decorate(h);
-            HttpUtil.setKeepAlive(response, request.keepAlive());
-            headSent = true;
-            writeAndFlush(response);
-        }
-        finish(true, statusOutcome());
-    }
-
     /** A header value of an error answer, or null when it holds a secret (or is absurdly long). */
-    private String withoutSecret(String value) {
+    String withoutSecret(String value) {
         if (value == null || value.length() > 256 || redactor.containsSecret(value)) {
             return null;
         }
@@ -689,8 +457,8 @@ public final class AnswerWriter {
             }
             failBeforeHead(beforeAnswer);
         } else if (mode == Mode.STREAM) {
-            dropPartialEvent();
-            endStreamWithError(midStream);
+            stream.dropPartialEvent();
+            stream.endWithError(midStream);
         } else {
             ctx.close();
             finish(false, Outcome.UPSTREAM_ERROR);
@@ -764,48 +532,27 @@ public final class AnswerWriter {
     }
 
     /** Counts a broken rule of the provider's ({@code gateway_upstream_protocol_errors_total}) and logs it once. */
-    private void protocolError(String reason, String what) {
+    void protocolError(String reason, String what) {
         request.record().protocolError(provider, reason);
         LOG.warning("upstream " + provider + " " + what + "; request " + request.requestId() + " ended");
     }
 
-    private void failBeforeHead(GatewayError error) {
-        failBeforeHead(error, null, false);
+    void failBeforeHead(GatewayError error) {
+        fail(error, null, false);
     }
 
     /** Answers {@code error} (with the provider's Retry-After, or null) before anything was sent, and ends. */
-    private void failBeforeHead(GatewayError error, String retryAfter, boolean clean) {
+    void failBeforeHead(GatewayError error, String retryAfter) {
+        reusable = false;
+        fail(error, retryAfter, false);
+    }
+
+    private void fail(GatewayError error, String retryAfter, boolean clean) {
         if (done) {
             return;
         }
         HttpResponses.sendError(ctx, request, error, retryAfter);
         finish(clean, Outcome.UPSTREAM_ERROR);
-    }
-
-    /**
-     * Ends a stream whose head was sent with {@code error} as the style's error event (GD-10) and no terminator
-     * ({@code [DONE]} / {@code message_stop}); the HTTP response itself ends properly, so the client reads a stream
-     * that carries the error and its connection stays usable. The provider is let go.
-     */
-    private void endStreamWithError(GatewayError error) {
-        if (streamTranslator != null) {
-            streamTranslator.onFailure(error, this::writeEvent);
-        } else {
-            write(new DefaultHttpContent(ErrorBodies.streamEvent(ctx.alloc(), request.style(), error)));
-        }
-        writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-        finish(false, Outcome.UPSTREAM_ERROR);
-    }
-
-    /** Drops half an event the scanner still holds: never hand a client a torn frame. */
-    private void dropPartialEvent() {
-        if (scanner == null) {
-            return;
-        }
-        ByteBuf rest = scanner.drainRemainder();
-        if (rest != null) {
-            rest.release();
-        }
     }
 
     /** An answer relayed or translated as it is: its own 429 or 5xx counts as an upstream error. */
@@ -815,7 +562,7 @@ public final class AnswerWriter {
     }
 
     /** Ends the answer once: accounted, buffers released, the source let go (kept only after a clean answer). */
-    private void finish(boolean clean, Outcome outcome) {
+    void finish(boolean clean, Outcome outcome) {
         if (done) {
             return;
         }
@@ -827,8 +574,8 @@ public final class AnswerWriter {
     }
 
     private void releaseBuffers() {
-        if (scanner != null) {
-            scanner.release(); // idempotent; the scanner stays, a feed in progress may still touch it
+        if (stream != null) {
+            stream.release(); // idempotent; a feed in progress may still touch the scanner
         }
         if (collected != null) {
             collected.release();
@@ -842,39 +589,31 @@ public final class AnswerWriter {
 
     // ------------------------------------------------------------------ writing
 
-    /**
-     * One event to the client, as its own chunk; flushed at the end of the read that brought it
-     * ({@link #readComplete}): events that arrived together leave together in one write.
-     */
-    private void writeEvent(ByteBuf event) {
-        if (!headSent) {
-            sendStreamHead();
-        }
-        write(new DefaultHttpContent(event));
-    }
-
-    private void sendStreamHead() {
-        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, HttpResponses.TRUSTED_HEADERS);
-        HttpHeaders h = head.headers();
-        h.set(HttpHeaderNames.CONTENT_TYPE, TEXT_EVENT_STREAM);
-        h.set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
-        h.set(X_ACCEL_BUFFERING, "no");
-        HttpUtil.setTransferEncodingChunked(head, true);
-        request.decorate(h);
+    /** The head of an answer whose body follows in parts, with the request's headers. */
+    void sendHead(HttpResponse head) {
+        request.decorate(head.headers());
         HttpUtil.setKeepAlive(head, request.keepAlive());
         headSent = true;
         write(head);
+    }
+
+    /** A whole answer, with the request's headers, written and flushed. */
+    void sendWhole(FullHttpResponse response) {
+        request.decorate(response.headers());
+        HttpUtil.setKeepAlive(response, request.keepAlive());
+        headSent = true;
+        writeAndFlush(response);
     }
 
     /**
      * Writes to the client with the channel's void promise: no promise object per write, and a write that fails is
      * fired into the client pipeline's {@code exceptionCaught}, which hands it back here ({@link #clientFailed}).
      */
-    private void write(Object msg) {
+    void write(Object msg) {
         ctx.write(msg, ctx.voidPromise());
     }
 
-    private void writeAndFlush(Object msg) {
+    void writeAndFlush(Object msg) {
         ctx.writeAndFlush(msg, ctx.voidPromise());
     }
 }

@@ -7,7 +7,6 @@ import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.SecretRedactor;
 import io.modelgateway.core.config.ProviderConfig;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;

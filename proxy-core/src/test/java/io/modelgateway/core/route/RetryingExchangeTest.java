@@ -13,7 +13,6 @@ import io.modelgateway.core.testing.TestGateway;
 import io.modelgateway.core.upstream.UpstreamPools;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpMethod;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
