@@ -7,7 +7,7 @@ package io.modelgateway.core.exchange;
 public interface Exchange {
     void start();
 
-    /** The client channel's writability changed: pause or resume reading from the source (DESIGN rule 4). */
+    /** The client channel's writability changed: pause or resume reading from the source (design rule 4). */
     void clientWritabilityChanged(boolean writable);
 
     /** The client went away: stop at once, free the upstream side without returning it to a pool. */

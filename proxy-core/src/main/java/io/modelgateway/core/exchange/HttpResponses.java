@@ -25,7 +25,7 @@ import io.netty.channel.socket.DuplexChannel;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Builds the gateway's own responses: errors in the caller's style (DESIGN rule 7, via {@link ErrorBodies})
+ * Builds the gateway's own responses: errors in the caller's style (design rule 7, via {@link ErrorBodies})
  * and small JSON answers. Every response carries the request id in both header spellings (GD-5).
  */
 public final class HttpResponses {

@@ -35,13 +35,13 @@ import java.util.logging.Logger;
  * One attempt of a request at one HTTP upstream: the connection and the request, the upstream's HTTP answer, and
  * its timeouts. What the caller sees of the answer is the {@link AnswerWriter}'s: this exchange feeds it the head and
  * body parts as they are read, and tells it when the upstream fails. Everything runs on the client's event loop,
- * which is also the upstream connection's (DESIGN: one event loop per exchange).
+ * which is also the upstream connection's (design rule 1: one event loop per exchange).
  *
  * <p>The connection: taken from the per-event-loop pool; a pooled keep-alive connection that turns out closed before
  * anything came back is retried once on a fresh one. It goes back to the pool only after a clean, complete answer on
  * a keep-alive connection; a taken-over error answer is read to its end (within {@code max_error_body_bytes}) so the
  * connection can be pooled again. Reading follows the client: auto-read is off while the client cannot take more
- * (DESIGN rule 4).
+ * (design rule 4).
  *
  * <p>What the upstream's HTTP may do that the writer never sees: interim answers (1xx but 101) are skipped; a 101, a
  * head or body the decoder refused, or a head with both Content-Length and Transfer-Encoding is a protocol failure
