@@ -93,17 +93,9 @@ final class StreamRelay {
 
     /** One event as it is (pass-through): to the client, unless it is a usage chunk we withhold. */
     private void passEvent(ByteBuf event) {
-        if (writer.done()) {
-            event.release(); // the exchange ended on an earlier event of the same read
+        event = checked(event);
+        if (event == null) {
             return;
-        }
-        if (!SseDataCheck.plausible(event)) {
-            event.release();
-            malformedEvent();
-            return;
-        }
-        if (SseDataCheck.looksLikeError(event)) {
-            event = withoutSecrets(event);
         }
         if (accounting.event(event) && withholdUsageChunk) {
             event.release(); // counted above; the caller did not ask for it (GD-21)
@@ -114,17 +106,9 @@ final class StreamRelay {
 
     /** One event through the stream translator; its outputs go to the client one by one. */
     private void translateEvent(ByteBuf event) {
-        if (writer.done()) {
-            event.release();
+        event = checked(event);
+        if (event == null) {
             return;
-        }
-        if (!SseDataCheck.plausible(event)) {
-            event.release();
-            malformedEvent();
-            return;
-        }
-        if (SseDataCheck.looksLikeError(event)) {
-            event = withoutSecrets(event);
         }
         accounting.event(event);
         try {
@@ -138,6 +122,23 @@ final class StreamRelay {
             writer.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
             writer.finish(false, Outcome.UPSTREAM_ERROR);
         }
+    }
+
+    /**
+     * An event as it may go on: null (released) when the answer already ended on an earlier event of the same read,
+     * or when this one is not JSON (the answer then ends here); an error event with the provider's secrets removed.
+     */
+    private ByteBuf checked(ByteBuf event) {
+        if (writer.done()) {
+            event.release();
+            return null;
+        }
+        if (!SseDataCheck.plausible(event)) {
+            event.release();
+            malformedEvent();
+            return null;
+        }
+        return SseDataCheck.looksLikeError(event) ? withoutSecrets(event) : event;
     }
 
     /**

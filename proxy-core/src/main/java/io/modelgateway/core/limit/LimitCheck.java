@@ -8,8 +8,8 @@ import io.modelgateway.core.exchange.Admission;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.Outcome;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.modelgateway.core.exchange.RequestStep;
+import io.modelgateway.codecs.error.GatewayError;
 
 /**
  * Request step: do the key's and the model's limits admit this request now? Reserves an estimate of its tokens
@@ -19,32 +19,31 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * {@link Admission}, which the request's end settles against the real usage ({@link Exchanges#end}). Event-loop
  * confined; the limiter is shared and lock-free.
  */
-public final class LimitCheck extends ChannelInboundHandlerAdapter {
+public final class LimitCheck extends RequestStep {
     private final RateLimiter limiter;
-    private final Exchanges exchanges;
 
     public LimitCheck(RateLimiter limiter, Exchanges exchanges) {
+        super(exchanges);
         this.limiter = limiter;
-        this.exchanges = exchanges;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof GatewayRequest request) || request.isModelList()) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
+    protected GatewayError check(GatewayRequest request) {
         ModelConfig model = request.model();
         long inputEstimate = Math.max(1, request.body().readableBytes() / 4);
         Admission admission = limiter.admit(request.key(), model,
                 Saturating.add(inputEstimate, outputEstimate(request.endpoint(), request.peek(), model)));
         request.admission(admission, inputEstimate);
-        if (!admission.admitted()) {
-            request.record().limit(admission.refusedLimit());
-            exchanges.reject(ctx, request, admission.error(), Outcome.LIMITED);
-            return;
+        if (admission.admitted()) {
+            return null;
         }
-        ctx.fireChannelRead(request);
+        request.record().limit(admission.refusedLimit());
+        return admission.error();
+    }
+
+    @Override
+    protected Outcome refusal() {
+        return Outcome.LIMITED;
     }
 
     /**

@@ -10,9 +10,7 @@ import io.modelgateway.core.config.ModelType;
 import io.modelgateway.core.exchange.ExchangeRecord;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
-import io.modelgateway.core.exchange.Outcome;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.modelgateway.core.exchange.RequestStep;
 
 /**
  * Request step: may this key use the model it names, on this endpoint? Finds the model in the request's config
@@ -22,29 +20,13 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * passes goes on carrying its {@link GatewayRequest#model model}, and its record names the model. Event-loop
  * confined, stateless.
  */
-public final class ModelResolver extends ChannelInboundHandlerAdapter {
-    private final Exchanges exchanges;
-
+public final class ModelResolver extends RequestStep {
     public ModelResolver(Exchanges exchanges) {
-        this.exchanges = exchanges;
+        super(exchanges);
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof GatewayRequest request) || request.isModelList()) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        GatewayError error = resolve(request);
-        if (error != null) {
-            exchanges.reject(ctx, request, error, Outcome.REJECTED);
-            return;
-        }
-        ctx.fireChannelRead(request);
-    }
-
-    /** Null when the request may go on (its model set), else the error to answer. */
-    static GatewayError resolve(GatewayRequest request) {
+    protected GatewayError check(GatewayRequest request) {
         RequestPeek peek = request.peek();
         Endpoint endpoint = request.endpoint();
         ModelConfig model = request.config().model(peek.model());

@@ -5,9 +5,7 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.RequestPeek;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
-import io.modelgateway.core.exchange.Outcome;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.modelgateway.core.exchange.RequestStep;
 import io.netty.util.AsciiString;
 import java.util.Iterator;
 import java.util.regex.Pattern;
@@ -19,7 +17,7 @@ import java.util.regex.Pattern;
  * that passes goes on carrying its {@link GatewayRequest#peek peek}. The model list ({@code GET}) has no body and
  * passes untouched. Event-loop confined, stateless.
  */
-public final class RequestValidator extends ChannelInboundHandlerAdapter {
+public final class RequestValidator extends RequestStep {
     private static final Pattern VERSION_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
     private static final String FIRST_VERSION = "2023-06-01";
     /** The first version date whose messages may carry {@code role: "system"} (contract 5.11). */
@@ -28,28 +26,12 @@ public final class RequestValidator extends ChannelInboundHandlerAdapter {
     private static final AsciiString[] VERSION_HEADERS = {
             AsciiString.cached("anthropic-version"), AsciiString.cached("vendor-version")};
 
-    private final Exchanges exchanges;
-
     public RequestValidator(Exchanges exchanges) {
-        this.exchanges = exchanges;
+        super(exchanges);
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof GatewayRequest request) || request.isModelList()) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        GatewayError error = validate(request);
-        if (error != null) {
-            exchanges.reject(ctx, request, error, Outcome.REJECTED);
-            return;
-        }
-        ctx.fireChannelRead(request);
-    }
-
-    /** Null when the request may go on (its peek set), else the 400 to answer. */
-    static GatewayError validate(GatewayRequest request) {
+    protected GatewayError check(GatewayRequest request) {
         Endpoint endpoint = request.endpoint();
         boolean systemRole = false;
         if (endpoint == Endpoint.MESSAGES) {
