@@ -7,7 +7,7 @@ import io.modelgateway.core.config.ModelConfig;
 import io.modelgateway.core.config.ModelType;
 import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.config.ProviderType;
-import io.modelgateway.core.limit.Admission;
+import io.modelgateway.core.exchange.Admission;
 import io.modelgateway.core.limit.RateLimiter;
 import java.util.List;
 import java.util.Map;

@@ -42,6 +42,37 @@ class DocsReferencesTest {
     private static final List<String> OUTSIDE_POINTERS = List.of("API-" + "CONTRACT", ".." + "/shared", "/work" + "/shared");
 
     private static final Path ROOT = repositoryRoot();
+    private static final String DESIGN = "docs/design.md";
+    private static final Pattern CITED_RULES = Pattern.compile("(?i)\\bdesign rules?\\s+(\\d+(?:\\s*(?:,|\u2013|-|and)\\s*\\d+)*)");
+    private static final Pattern RULE = Pattern.compile("(?m)^(\\d+)\\. \\*\\*");
+
+    @Test
+    void everyCitedDesignRule_isARuleOfTheDesignPage() throws IOException {
+        Set<String> rules = groups(RULE, Files.readString(ROOT.resolve(DESIGN)));
+        assertThat(rules).as("numbered rules of " + DESIGN).isNotEmpty();
+        List<String> undefined = new ArrayList<>();
+        int citations = 0;
+        for (Path file : files(DocsReferencesTest::citesReferences)) {
+            String[] lines = new String(Files.readAllBytes(file), StandardCharsets.UTF_8).split("\n", -1);
+            for (int i = 0; i < lines.length; i++) {
+                Matcher m = CITED_RULES.matcher(lines[i]);
+                while (m.find()) {
+                    Matcher n = Pattern.compile("\\d+").matcher(m.group(1));
+                    while (n.find()) {
+                        citations++;
+                        if (!rules.contains(n.group())) {
+                            undefined.add(ROOT.relativize(file) + ":" + (i + 1) + ": design rule " + n.group());
+                        }
+                    }
+                }
+                if (lines[i].contains("DESIGN" + ".md") && !file.startsWith(ROOT.resolve("docs"))) {
+                    undefined.add(ROOT.relativize(file) + ":" + (i + 1) + ": points at a design page outside docs/");
+                }
+            }
+        }
+        assertThat(citations).as("the code cites design rules").isPositive();
+        assertThat(undefined).isEmpty();
+    }
 
     @Test
     void contract_numbersItsDecisionsWithoutGapsOrRepeats() throws IOException {

@@ -1,6 +1,6 @@
 package io.modelgateway.bench.loadgen;
 
-import io.modelgateway.core.server.Transport;
+import io.modelgateway.core.exchange.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;

@@ -13,7 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The one writer of error bodies (DESIGN rule 7): OpenAI style {@code {"error":{message,type,param,code}}}
+ * The one writer of error bodies (design rule 7): OpenAI style {@code {"error":{message,type,param,code}}}
  * and Anthropic style {@code {"type":"error","error":{type,message},"request_id"}}, as whole bodies and
  * as mid-stream SSE events (GD-10). Messages are written through Jackson so they are always valid JSON.
  */

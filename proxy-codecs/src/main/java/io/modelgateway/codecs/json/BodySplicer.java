@@ -10,7 +10,7 @@ import java.util.Comparator;
 
 /**
  * Rewrites a request body without re-serialising it: the result is a composite of retained slices of the
- * original around the new bytes (DESIGN rule 2). Used for the model alias (the caller's model name → the
+ * original around the new bytes (design rule 2). Used for the model alias (the caller's model name → the
  * deployment's upstream name), {@code encoding_format} when the gateway encodes base64 itself, and members a
  * model does not take (GD-19). Offsets come from {@link RequestPeek} and are relative to the reader index.
  */

@@ -14,7 +14,7 @@ import java.io.IOException;
  * Reads a request body once, with jackson-core's streaming parser (see {@code newParser} for how it
  * reaches the bytes), and picks out what routing
  * and validation need: the model (with its byte offsets, so it can be spliced), stream flags and
- * limits. Everything else is skipped token by token, never built into a tree (DESIGN rule 2).
+ * limits. Everything else is skipped token by token, never built into a tree (design rule 2).
  *
  * <p>A name repeated in an object the peek reads — the top level, {@code messages[i]}, {@code stream_options},
  * {@code thinking} — is a 400 ({@link DuplicateKeys}): the gateway would act on one value and an upstream might

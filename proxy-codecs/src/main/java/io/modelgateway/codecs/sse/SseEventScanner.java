@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 /**
  * Finds server-sent-event boundaries (a blank line: {@code \n\n}, {@code \r\n\r\n} or {@code \r\r}) in a
  * stream of upstream buffers and hands each complete event on as a retained slice of those buffers —
- * a composite of slices when an event spans reads. Nothing is decoded or copied (DESIGN rule 3); the
+ * a composite of slices when an event spans reads. Nothing is decoded or copied (design rule 3); the
  * bytes of the events, in order, are exactly the bytes fed in.
  *
  * <p>Bounded, as everything a peer decides the size of: no event may be longer than {@code maxEventBytes} (every line is inside an

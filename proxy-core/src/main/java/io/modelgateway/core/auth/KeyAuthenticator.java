@@ -4,11 +4,9 @@ import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.core.config.KeyConfig;
-import io.modelgateway.core.server.GatewayContext;
-import io.modelgateway.core.server.GatewayRequest;
-import io.modelgateway.core.server.HttpResponses;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.modelgateway.core.exchange.Exchanges;
+import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.RequestStep;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
@@ -29,7 +27,7 @@ import java.util.Iterator;
  * on; a refused request is released here. The key itself is never logged or echoed; only its SHA-256 is
  * compared, in constant time, against the configured hashes.
  */
-public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
+public final class KeyAuthenticator extends RequestStep {
     public static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
 
     private static final FastThreadLocal<MessageDigest> SHA256 = new FastThreadLocal<>() {
@@ -39,32 +37,18 @@ public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
         }
     };
 
-    private final GatewayContext gateway;
+    public KeyAuthenticator(Exchanges exchanges) {
+        super(exchanges);
+    }
 
-    public KeyAuthenticator(GatewayContext gateway) {
-        this.gateway = gateway;
+    /** The model list needs a key too (it lists the models that key may use). */
+    @Override
+    protected boolean checksModelList() {
+        return true;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof GatewayRequest request)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        GatewayError error = authenticate(request);
-        if (error == null) {
-            ctx.fireChannelRead(request);
-            return;
-        }
-        try {
-            HttpResponses.sendError(ctx, request, error, null);
-        } finally {
-            gateway.end(request, io.modelgateway.core.observe.Outcome.REJECTED);
-            request.release();
-        }
-    }
-
-    private GatewayError authenticate(GatewayRequest request) {
+    protected GatewayError check(GatewayRequest request) {
         HttpHeaders h = request.headers();
         String bearer = null;
         for (Iterator<String> it = h.valueStringIterator(HttpHeaderNames.AUTHORIZATION); it.hasNext(); ) {
@@ -101,7 +85,7 @@ public final class KeyAuthenticator extends ChannelInboundHandlerAdapter {
         String presented = bearer == null ? apiKey : bearer;
         MessageDigest md = SHA256.get();
         byte[] hash = md.digest(presented.getBytes(StandardCharsets.UTF_8));
-        KeyConfig key = gateway.config().findKey(hash);
+        KeyConfig key = request.config().findKey(hash);
         if (key == null) {
             return new GatewayError(ErrorKind.AUTHENTICATION, anthropic ? "invalid x-api-key"
                     : "Incorrect API key provided.", null, "invalid_api_key");

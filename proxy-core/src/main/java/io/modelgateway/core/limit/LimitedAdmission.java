@@ -1,5 +1,7 @@
 package io.modelgateway.core.limit;
 
+import io.modelgateway.core.exchange.Admission;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Saturating;
 import io.modelgateway.codecs.error.GatewayError;

@@ -1,5 +1,7 @@
 package io.modelgateway.core.limit;
 
+import io.modelgateway.core.exchange.Admission;
+
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.modelgateway.codecs.error.ErrorKind;

@@ -1,8 +1,9 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ApiPaths;
+
 import io.modelgateway.core.config.HostAndPort;
-import io.modelgateway.core.server.RequestRouter;
-import io.modelgateway.core.server.Transport;
+import io.modelgateway.core.exchange.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -176,7 +177,7 @@ public final class AdminServer implements AutoCloseable {
                 return;
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
-            String path = RequestRouter.path(request.uri());
+            String path = ApiPaths.path(request.uri());
             if (dashboard != null && Dashboard.handles(path)) {
                 dashboard.handle(ctx, request, path, keepAlive);
                 return;

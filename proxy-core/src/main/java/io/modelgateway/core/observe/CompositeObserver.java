@@ -1,5 +1,8 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.ExchangeObserver;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -1,5 +1,9 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
+import io.modelgateway.core.exchange.ExchangeObserver;
+
 import io.modelgateway.codecs.Endpoint;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
@@ -61,6 +65,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Histograms are classic only (fixed buckets, no native-histogram bookkeeping) and nothing records
  * exemplars (no tracer lookups per observation).
+ *
+ * <p>Over 400 lines: every metric of the gateway is defined here, with its name, help text and labels, in one
+ * place a reader of {@code /metrics} can check against; splitting them would scatter the one list.
  */
 public final class GatewayMetrics implements ExchangeObserver {
     /** The content type of {@link #scrape(OutputStream)}'s output. */

@@ -1,9 +1,10 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ApiPaths;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Ids;
-import io.modelgateway.core.server.HttpResponses;
-import io.modelgateway.core.server.RequestRouter;
+import io.modelgateway.core.exchange.HttpResponses;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
@@ -87,7 +88,7 @@ public final class MetricsResponder extends ChannelInboundHandlerAdapter {
     }
 
     static boolean isMetricsPath(String uri) {
-        return uri.startsWith(PATH) && RequestRouter.path(uri).equals(PATH);
+        return uri.startsWith(PATH) && ApiPaths.path(uri).equals(PATH);
     }
 
     /**

@@ -1,11 +1,14 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ConnectionEvent;
+
+import io.modelgateway.core.exchange.ExchangeRecord;
+
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayDeque;
 
 /**
@@ -20,8 +23,8 @@ import java.util.ArrayDeque;
  * <p>Which record: HTTP/1.1 answers requests in order, so records wait in a FIFO. Whoever makes a record
  * for a request calls {@link #expect} (in request order, on this channel's event loop) before that request's
  * answer can be written. A non-1xx {@link HttpResponse} stamps the head of the FIFO; {@link HttpContent}
- * adds body bytes to it; {@link LastHttpContent} (a {@code FullHttpResponse} is all three) completes it and
- * takes it off the FIFO. With the FIFO empty (health, readiness, a 413 from the aggregator — anything
+ * adds body bytes to it; the connection's {@link ConnectionEvent#ANSWER_COMPLETE} signal completes it and takes it
+ * off the FIFO. With the FIFO empty (health, readiness, a 413 from the aggregator — anything
  * answered before a record exists), writes pass untouched. Interim 1xx responses (100 Continue) are not the
  * answer and are ignored.
  *
@@ -66,10 +69,17 @@ public final class ResponseObserver extends ChannelDuplexHandler {
         if (msg instanceof HttpContent content) {
             record.bodyBytes(content.content().readableBytes(), now);
         }
-        if (msg instanceof LastHttpContent) {
-            record.markResponseComplete();
-            pending.pollFirst();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt == ConnectionEvent.ANSWER_COMPLETE) {
+            ExchangeRecord record = pending.pollFirst();
+            if (record != null) {
+                record.markResponseComplete();
+            }
         }
+        super.userEventTriggered(ctx, evt);
     }
 
     @Override

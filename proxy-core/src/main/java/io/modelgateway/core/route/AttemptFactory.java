@@ -3,12 +3,12 @@ package io.modelgateway.core.route;
 import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.ModelConfig;
-import io.modelgateway.core.observe.Outcome;
-import io.modelgateway.core.upstream.AttemptHook;
-import io.modelgateway.core.upstream.Exchange;
+import io.modelgateway.core.exchange.Outcome;
+import io.modelgateway.core.exchange.AttemptHook;
+import io.modelgateway.core.exchange.Exchange;
 import java.util.function.Consumer;
 
-/** Builds the attempts of one request: the {@link ExchangeHandler} that validated it, seen by its router. */
+/** Builds the attempts of one request for its {@link RetryingExchange} (made by {@link AttemptPlanner#attempts}). */
 interface AttemptFactory {
 
     /**

@@ -6,9 +6,10 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.config.ModelConfig;
-import io.modelgateway.core.server.GatewayContext;
-import io.modelgateway.core.server.GatewayRequest;
-import io.modelgateway.core.server.HttpResponses;
+import io.modelgateway.core.exchange.Exchanges;
+import io.modelgateway.core.exchange.Outcome;
+import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.HttpResponses;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,11 +24,11 @@ import java.io.OutputStream;
  */
 public final class ModelListResponder extends ChannelInboundHandlerAdapter {
     private static final JsonFactory JSON = new JsonFactory();
-    private final GatewayContext gateway;
+    private final Exchanges exchanges;
     private final long created = System.currentTimeMillis() / 1000;
 
-    public ModelListResponder(GatewayContext gateway) {
-        this.gateway = gateway;
+    public ModelListResponder(Exchanges exchanges) {
+        this.exchanges = exchanges;
     }
 
     @Override
@@ -37,10 +38,10 @@ public final class ModelListResponder extends ChannelInboundHandlerAdapter {
             return;
         }
         try {
-            ByteBuf body = render(ctx, gateway.config(), request.key());
+            ByteBuf body = render(ctx, request.config(), request.key());
             HttpResponses.sendJson(ctx, HttpResponseStatus.OK, body, request.requestId(), request.keepAlive());
         } finally {
-            gateway.end(request, io.modelgateway.core.observe.Outcome.DONE);
+            exchanges.end(request, Outcome.DONE);
             request.release();
         }
     }

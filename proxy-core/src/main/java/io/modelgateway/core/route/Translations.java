@@ -10,7 +10,7 @@ import io.modelgateway.codecs.translate.TranslatedRequest;
 import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.ModelConfig;
-import io.modelgateway.core.server.GatewayRequest;
+import io.modelgateway.core.exchange.GatewayRequest;
 import io.netty.buffer.ByteBufAllocator;
 
 /** Builds the upstream request when the provider speaks the other style (contract 8). */

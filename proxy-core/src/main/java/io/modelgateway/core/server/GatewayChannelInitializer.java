@@ -1,9 +1,14 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.HttpResponses;
+
 import io.modelgateway.core.auth.KeyAuthenticator;
 import io.modelgateway.core.observe.MetricsResponder;
 import io.modelgateway.core.observe.ResponseObserver;
-import io.modelgateway.core.route.ExchangeHandler;
+import io.modelgateway.core.limit.LimitCheck;
+import io.modelgateway.core.route.ExchangeStarter;
+import io.modelgateway.core.route.ModelResolver;
 import io.modelgateway.core.route.ModelListResponder;
 import io.modelgateway.core.config.ServerConfig;
 import io.netty.buffer.Unpooled;
@@ -19,6 +24,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
  * <pre>
  *   request-timeouts  raw bytes: 408 for a request trickled in too slowly, close when idle too long
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
+ *   answer-boundary   tells the whole pipeline when a request was read whole and its answer written whole
  *   head-validator    HTTP version (505), Host (400), absolute-form target → its path
  *   stream-guard      keep-alive pings on idle streams (GD-11); ends answers cleanly when draining
  *   response-observer status, bytes and timings of each answer written, onto its exchange record
@@ -28,8 +34,13 @@ import io.netty.handler.codec.http.HttpServerCodec;
  *   request-router    health/ready, 404/405, FullHttpRequest → GatewayRequest
  *   key-authenticator gateway key → 401, or the key attached
  *   model-list        GET /api/v1/models
- *   exchange          validate, route, forward to the provider, stream back
+ *   request-validator messages' version header (GD-2), the body peeked: JSON, fields, duplicate keys → 400
+ *   model-resolver    the model (404), the key may use it (403), endpoint and settings fit it (400)
+ *   limit-check       the key's and model's limits → 429, or the reservation attached
+ *   exchange          route to a deployment, forward (retries, fallbacks), stream the answer back
  * </pre>
+ * Each request step either lets the request go on, adding what it learned to it, or answers it in the caller's
+ * style and releases it; the exchange step is the terminal one.
  * Keep-alive is decided per request: whoever writes a response to a request that asked for
  * {@code Connection: close} (or HTTP/1.0 without keep-alive) closes the connection after it.
  */
@@ -95,8 +106,9 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
+        p.addLast(PipelineNames.ANSWER_BOUNDARY, new AnswerBoundary());
         p.addLast(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator());
-        p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard(timeouts));
+        p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard());
         p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
         p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());
@@ -106,9 +118,12 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         if (metrics != null) {
             p.addLast(PipelineNames.METRICS, metrics);
         }
-        p.addLast(PipelineNames.ROUTER, new RequestRouter(gateway));
-        p.addLast(PipelineNames.AUTHENTICATOR, new KeyAuthenticator(gateway));
-        p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway));
-        p.addLast(PipelineNames.EXCHANGE, new ExchangeHandler(gateway));
+        p.addLast(PipelineNames.ROUTER, new RequestRouter(gateway::config, gateway::ready, gateway.exchanges()));
+        p.addLast(PipelineNames.AUTHENTICATOR, new KeyAuthenticator(gateway.exchanges()));
+        p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway.exchanges()));
+        p.addLast(PipelineNames.REQUEST_VALIDATOR, new RequestValidator(gateway.exchanges()));
+        p.addLast(PipelineNames.MODEL_RESOLVER, new ModelResolver(gateway.exchanges()));
+        p.addLast(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiter(), gateway.exchanges()));
+        p.addLast(PipelineNames.EXCHANGE, new ExchangeStarter(gateway.routing(), gateway.planner(), gateway.exchanges()));
     }
 }

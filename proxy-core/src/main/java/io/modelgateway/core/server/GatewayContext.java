@@ -1,46 +1,47 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.GatewayRequest;
+
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.ProviderConfig;
-import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.limit.RateLimiter;
-import io.modelgateway.core.observe.ExchangeObserver;
-import io.modelgateway.core.observe.ExchangeRecord;
-import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.exchange.ExchangeObserver;
+import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.route.Routing;
 import io.modelgateway.core.simulator.SimulatorEngine;
-import io.modelgateway.core.upstream.CollectedBudget;
+import io.modelgateway.core.answer.CollectedBudget;
+import io.modelgateway.core.exchange.Exchanges;
+import io.modelgateway.core.route.AttemptPlanner;
+import io.modelgateway.core.simulator.SimulatorEngines;
 import io.modelgateway.core.upstream.UpstreamPools;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
 /**
- * What every connection of one server shares: the current immutable config (swapped whole on reload),
- * readiness, the per-event-loop upstream pools and the in-process simulators. Handlers read the config
- * once per request, so a request sees one consistent config from start to end.
+ * What every connection of one server shares, and where the server's parts are made: the current immutable config
+ * (swapped whole on reload), readiness, the connections and their caps, the per-event-loop upstream pools, the
+ * in-process simulators, the limits, the routes and their health, and the end of every request. The initializer
+ * hands each handler the parts it uses (nothing below {@code server} sees this object); each request takes the
+ * config once, when it is routed, and is served under it from start to end.
  */
 public final class GatewayContext {
     private final AtomicReference<GatewayConfig> config;
     private final UpstreamPools pools;
-    /** Keyed by settings (a record), so a reload that keeps a simulator's settings keeps its engine too. */
-    private final Map<SimulatorSettings, SimulatorEngine> simulators = new ConcurrentHashMap<>();
+    private final SimulatorEngines simulators = new SimulatorEngines();
     private final RateLimiter limiter;
     /** Every open client connection of the API listener (for the drain at shutdown and the connection cap). */
     private final ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);
     /** The caps on client connections (total and per address), checked as each connection opens. */
     private final ConnectionCaps connectionCaps = new ConnectionCaps();
-    /** API requests in progress across all connections (the cap of server.max_concurrent_requests). */
-    private final AtomicInteger exchanges = new AtomicInteger();
-    private final ExchangeObserver observer;
+    /** API requests in progress across all connections, and the end of each. */
+    private final Exchanges exchanges;
     /** Deployment health (cool-down, in-flight counts) and the routes of the current config; outlives reloads. */
     private final Routing routing = new Routing();
     /** Bytes of upstream answers collected whole, across all exchanges (upstream_limits.collected_budget_bytes). */
     private final CollectedBudget collectedBudget = new CollectedBudget();
+    private final AttemptPlanner planner;
     private volatile boolean ready = true;
 
     public GatewayContext(GatewayConfig config, UpstreamPools pools) {
@@ -51,7 +52,8 @@ public final class GatewayContext {
         this.config = new AtomicReference<>(config);
         this.pools = pools;
         this.limiter = limiter;
-        this.observer = observer;
+        this.exchanges = new Exchanges(observer);
+        this.planner = new AttemptPlanner(pools, simulators, collectedBudget);
     }
 
     /** The limits of every key and model; its state outlives config reloads. */
@@ -69,7 +71,7 @@ public final class GatewayContext {
     }
 
     public ExchangeObserver observer() {
-        return observer;
+        return exchanges.observer();
     }
 
     public ChannelGroup connections() {
@@ -80,45 +82,24 @@ public final class GatewayContext {
         return connectionCaps;
     }
 
-    /**
-     * Counts one more API request in progress unless {@code max} (0 = no cap) are already; every request counted
-     * here is uncounted by {@link #end}.
-     */
-    public boolean tryStartExchange(int max) {
-        if (max <= 0) {
-            exchanges.incrementAndGet();
-            return true;
-        }
-        while (true) {
-            int n = exchanges.get();
-            if (n >= max) {
-                return false;
-            }
-            if (exchanges.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
+    /** The beginning and end of every request: the in-progress count and the settle-and-observe at the end. */
+    public Exchanges exchanges() {
+        return exchanges;
+    }
+
+    /** How each attempt of a request is made (pass-through, translated, in-process simulator). */
+    public AttemptPlanner planner() {
+        return planner;
     }
 
     /** API requests in progress now. */
     public int exchangesInProgress() {
-        return exchanges.get();
+        return exchanges.inProgress();
     }
 
-    /**
-     * The end of a request, whoever answered it: its limit reservation is settled with the tokens the record
-     * holds, and the record goes to the observers. Only the first call for a request counts.
-     */
+    /** The end of a request, whoever answered it (see {@link Exchanges#end}). */
     public void end(GatewayRequest request, Outcome outcome) {
-        ExchangeRecord record = request.record();
-        if (!record.end(outcome, System.nanoTime())) {
-            return;
-        }
-        exchanges.decrementAndGet();
-        if (request.admission() != null) {
-            request.admission().settle(record.totalTokens());
-        }
-        observer.ended(record);
+        exchanges.end(request, outcome);
     }
 
     public GatewayConfig config() {
@@ -135,7 +116,7 @@ public final class GatewayContext {
 
     /** The in-process simulator of a provider of type simulator (one per distinct settings). */
     public SimulatorEngine simulator(ProviderConfig provider) {
-        return simulators.computeIfAbsent(provider.simulator(), SimulatorEngine::new);
+        return simulators.of(provider);
     }
 
     public boolean ready() {

@@ -1,5 +1,7 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.Transport;
+
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.upstream.UpstreamPools;
 import io.netty.bootstrap.ServerBootstrap;
@@ -12,9 +14,9 @@ import io.modelgateway.core.limit.RateLimiter;
 import io.modelgateway.core.observe.AccessLog;
 import io.modelgateway.core.observe.AdminServer;
 import io.modelgateway.core.observe.CompositeObserver;
+import io.modelgateway.core.exchange.ExchangeObserver;
 import io.modelgateway.core.observe.Dashboard;
 import io.modelgateway.core.observe.LiveStats;
-import io.modelgateway.core.observe.ExchangeObserver;
 import io.modelgateway.core.observe.GatewayMetrics;
 import io.modelgateway.core.observe.MetricsResponder;
 import java.net.InetSocketAddress;

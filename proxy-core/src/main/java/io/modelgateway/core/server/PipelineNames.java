@@ -4,6 +4,7 @@ package io.modelgateway.core.server;
 public final class PipelineNames {
     public static final String REQUEST_TIMEOUTS = "request-timeouts";
     public static final String HTTP_CODEC = "http-codec";
+    public static final String ANSWER_BOUNDARY = "answer-boundary";
     public static final String HEAD_VALIDATOR = "head-validator";
     public static final String STREAM_GUARD = "stream-guard";
     public static final String RESPONSE_OBSERVER = "response-observer";
@@ -13,12 +14,10 @@ public final class PipelineNames {
     public static final String ROUTER = "request-router";
     public static final String AUTHENTICATOR = "key-authenticator";
     public static final String MODEL_LIST = "model-list";
+    public static final String REQUEST_VALIDATOR = "request-validator";
+    public static final String MODEL_RESOLVER = "model-resolver";
+    public static final String LIMIT_CHECK = "limit-check";
     public static final String EXCHANGE = "exchange";
-
-    /** Upstream (client-side) pipeline. */
-    public static final String UPSTREAM_TLS = "upstream-tls";
-    public static final String UPSTREAM_CODEC = "upstream-codec";
-    public static final String UPSTREAM_RECEIVER = "upstream-receiver";
 
     private PipelineNames() {
     }

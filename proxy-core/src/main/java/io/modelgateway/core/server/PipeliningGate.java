@@ -1,11 +1,9 @@
 package io.modelgateway.core.server;
 
-import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.modelgateway.core.exchange.ConnectionEvent;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
@@ -15,13 +13,12 @@ import java.util.ArrayDeque;
  * key, {@code /health}, a 404) would be written into the middle of a stream still running for the request before
  * it. Sits right after the body aggregator, so it holds whole requests.
  *
- * <p>An answer is complete when its last part is written ({@link LastHttpContent}, which a full response also
- * is), not counting informational (1xx) responses. While requests are held, reading stops (auto-read off), so a
+ * <p>When an answer is complete it learns from the connection's {@link ConnectionEvent#ANSWER_COMPLETE} signal. While requests are held, reading stops (auto-read off), so a
  * client that pipelines without end cannot pile up requests in memory; reading resumes once the queue is empty.
  * Held requests are owned here until passed on, and released if the connection closes first. Event-loop
  * confined; one per connection.
  */
-public final class PipeliningGate extends ChannelDuplexHandler {
+public final class PipeliningGate extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<FullHttpRequest> held = new ArrayDeque<>(2);
     /** A request was passed on and its answer is not complete yet. */
     private boolean answering;
@@ -42,15 +39,13 @@ public final class PipeliningGate extends ChannelDuplexHandler {
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        boolean completes = msg instanceof LastHttpContent
-                && !(msg instanceof HttpResponse r && r.status().codeClass() == io.netty.handler.codec.http.HttpStatusClass.INFORMATIONAL);
-        ctx.write(msg, promise);
-        if (completes && answering) {
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == ConnectionEvent.ANSWER_COMPLETE && answering) {
             answering = false;
             // The next request starts on a later turn of the loop: whoever wrote this answer finishes first.
             ctx.executor().execute(() -> next(ctx));
         }
+        ctx.fireUserEventTriggered(evt);
     }
 
     private void next(ChannelHandlerContext ctx) {

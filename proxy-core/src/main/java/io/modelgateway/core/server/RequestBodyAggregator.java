@@ -1,5 +1,9 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.ApiPaths;
+
+import io.modelgateway.core.exchange.HttpResponses;
+
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
@@ -31,7 +35,7 @@ public final class RequestBodyAggregator extends HttpObjectAggregator {
         HttpUtil.setKeepAlive(oversized, false);
         GatewayError error = new GatewayError(ErrorKind.REQUEST_TOO_LARGE,
                 "The request body is larger than the limit of " + limit + " bytes.", null, null);
-        HttpResponses.sendError(ctx, RequestRouter.styleForPath(RequestRouter.path(request.uri())), error,
+        HttpResponses.sendError(ctx, ApiPaths.styleForPath(ApiPaths.path(request.uri())), error,
                 Ids.requestId(), false);
     }
 }

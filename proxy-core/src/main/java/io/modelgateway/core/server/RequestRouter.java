@@ -1,5 +1,15 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.config.GatewayConfig;
+import io.modelgateway.core.exchange.Exchanges;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import io.modelgateway.core.exchange.ApiPaths;
+
+import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.HttpResponses;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.core.observe.ResponseObserver;
 import io.modelgateway.codecs.Endpoint;
@@ -33,10 +43,19 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
     private static final byte[] READY = "{\"status\":\"ready\"}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NOT_READY = "{\"status\":\"draining\"}".getBytes(StandardCharsets.US_ASCII);
 
-    private final GatewayContext gateway;
+    private final Supplier<GatewayConfig> config;
+    private final BooleanSupplier ready;
+    private final Exchanges exchanges;
 
-    public RequestRouter(GatewayContext gateway) {
-        this.gateway = gateway;
+    /**
+     * @param config    the current config; each request is served under the one it finds here
+     * @param ready     whether {@code /ready} says ready (false while draining)
+     * @param exchanges counts the requests in progress, against {@code server.max_concurrent_requests}
+     */
+    public RequestRouter(Supplier<GatewayConfig> config, BooleanSupplier ready, Exchanges exchanges) {
+        this.config = config;
+        this.ready = ready;
+        this.exchanges = exchanges;
     }
 
     @Override
@@ -49,8 +68,8 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
         boolean forwarded = false;
         try {
             String requestId = Ids.requestId();
-            String path = path(request.uri());
-            ApiStyle style = styleForPath(path);
+            String path = ApiPaths.path(request.uri());
+            ApiStyle style = ApiPaths.styleForPath(path);
             DecoderResult result = request.decoderResult();
             if (result.isFailure()) {
                 badHttp(ctx, result.cause(), style, requestId);
@@ -63,7 +82,7 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
                     HttpResponses.methodNotAllowed(ctx, style, requestId, keepAlive, "GET, HEAD");
                     return;
                 }
-                boolean ok = path.equals("/health") || gateway.ready();
+                boolean ok = path.equals("/health") || ready.getAsBoolean();
                 byte[] body = path.equals("/health") ? HEALTH_OK : (ok ? READY : NOT_READY);
                 HttpResponses.sendJson(ctx, ok ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
                         Unpooled.wrappedBuffer(body), requestId, keepAlive);
@@ -80,14 +99,16 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
                 HttpResponses.methodNotAllowed(ctx, style, requestId, keepAlive, expected.name());
                 return;
             }
-            if (!gateway.tryStartExchange(gateway.config().server().maxConcurrentExchanges())) {
+            GatewayConfig cfg = config.get();
+            if (!exchanges.tryStart(cfg.server().maxConcurrentExchanges())) {
                 HttpResponses.sendError(ctx, style, new GatewayError(ErrorKind.OVERLOADED,
                         "The gateway is at its limit of concurrent requests; retry shortly.", null, null),
                         requestId, keepAlive);
                 return;
             }
             GatewayRequest gr = new GatewayRequest(request, endpoint, style, requestId, keepAlive, start);
-            gateway.observer().started(gr.record());
+            gr.config(cfg);
+            exchanges.observer().started(gr.record());
             ResponseObserver responses = (ResponseObserver) ctx.pipeline().get(PipelineNames.RESPONSE_OBSERVER);
             if (responses != null) {
                 responses.expect(gr.record());
@@ -114,19 +135,6 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
         }
         // The byte stream can no longer be trusted: answer and close.
         HttpResponses.sendError(ctx, style, error, requestId, false);
-    }
-
-    /** The path without its query string (GD-3: query strings such as {@code ?beta=true} are ignored). */
-    public static String path(String uri) {
-        int q = uri.indexOf('?');
-        String p = q >= 0 ? uri.substring(0, q) : uri;
-        int hash = p.indexOf('#');
-        return hash >= 0 ? p.substring(0, hash) : p;
-    }
-
-    /** Error bodies under {@code /api/v1/messages} are Anthropic style; everything else OpenAI style (1.1). */
-    public static ApiStyle styleForPath(String path) {
-        return path.startsWith(Endpoint.MESSAGES.gatewayPath()) ? ApiStyle.ANTHROPIC : ApiStyle.OPENAI;
     }
 
     private static String truncate(String s) {

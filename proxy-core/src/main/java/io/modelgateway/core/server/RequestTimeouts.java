@@ -1,5 +1,9 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.ConnectionEvent;
+
+import io.modelgateway.core.exchange.HttpResponses;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorBodies;
@@ -21,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  *       trickled in — is answered 408 in the style of its path and the connection closed (GD-9);</li>
  *   <li>a keep-alive connection with no request in progress for {@code idle_timeout_ms} is closed quietly.</li>
  * </ul>
- * Whether a request is complete, and whether its answer is, comes from {@link StreamGuard} after the codec
- * ({@link #requestReceived}, {@link #answerComplete}). One periodic check per connection, a quarter of the
+ * Whether a request is complete, and whether its answer is, comes from the connection's signals
+ * ({@link ConnectionEvent}), told by the {@code AnswerBoundary} after the codec. One periodic check per connection, a quarter of the
  * shorter deadline apart, so a deadline is noticed at most 25% late and no request pays for scheduling or
  * cancelling a timer: the request path only writes a field. The bytes pass on untouched; event-loop confined.
  *
@@ -78,14 +82,24 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(msg);
     }
 
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == ConnectionEvent.REQUEST_RECEIVED) {
+            requestReceived();
+        } else if (evt == ConnectionEvent.ANSWER_COMPLETE) {
+            answerComplete();
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
     /** A request was received whole (its last part decoded). */
-    void requestReceived() {
+    private void requestReceived() {
         receivingSince = 0;
         inProgress++;
     }
 
     /** The answer to a request was written whole. */
-    void answerComplete() {
+    private void answerComplete() {
         if (inProgress > 0) {
             inProgress--;
         }

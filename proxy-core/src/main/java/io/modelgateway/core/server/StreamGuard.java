@@ -1,5 +1,9 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.ConnectionEvent;
+
+import io.modelgateway.core.exchange.ApiPaths;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
@@ -33,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  *       ({@link #DRAIN_DEADLINE}), an open stream ends with the style's error event and a proper end of the
  *       response (GD-10, no {@code [DONE]} / {@code message_stop}), anything else is closed.</li>
  * </ul>
- * The style is the request's (its path), known from the request head as it passes (the pipelining gate keeps one
+ * When an answer is complete it learns from {@link ConnectionEvent#ANSWER_COMPLETE}, like every handler of the
+ * connection. The style is the request's (its path), known from the request head as it passes (the pipelining gate keeps one
  * request at a time above). Writes nothing it does not own; event-loop confined.
  */
 public final class StreamGuard extends ChannelDuplexHandler {
@@ -51,40 +56,29 @@ public final class StreamGuard extends ChannelDuplexHandler {
     public static final Object DRAIN_DEADLINE = "gateway-drain-deadline";
 
     private final long pingIntervalNanos;
-    /** Told when a request was received whole and when its answer was written whole; null in tests. */
-    private final RequestTimeouts timeouts;
     private ApiStyle style = ApiStyle.OPENAI;
     /** Requests read and answers completed on this connection: a request is in progress while they differ. */
     private long requestsRead;
     private long answersDone;
-    /** A response head went out and its last part did not yet. */
-    private boolean answering;
     private boolean streaming;
     private boolean draining;
     private long lastWriteNanos;
     private ScheduledFuture<?> pingTimer;
 
-    public StreamGuard(RequestTimeouts timeouts) {
-        this(PING_INTERVAL_NANOS, timeouts);
+    public StreamGuard() {
+        this(PING_INTERVAL_NANOS);
     }
 
-    /**
-     * @param pingIntervalNanos idle time after which a stream gets a keep-alive (tests use a short one)
-     * @param timeouts          the connection's client deadlines, or null
-     */
-    public StreamGuard(long pingIntervalNanos, RequestTimeouts timeouts) {
+    /** @param pingIntervalNanos idle time after which a stream gets a keep-alive (tests use a short one) */
+    public StreamGuard(long pingIntervalNanos) {
         this.pingIntervalNanos = pingIntervalNanos;
-        this.timeouts = timeouts;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest request) {
             requestsRead++;
-            style = RequestRouter.styleForPath(RequestRouter.path(request.uri()));
-        }
-        if (msg instanceof LastHttpContent && timeouts != null) {
-            timeouts.requestReceived();
+            style = ApiPaths.styleForPath(ApiPaths.path(request.uri()));
         }
         ctx.fireChannelRead(msg);
     }
@@ -92,29 +86,25 @@ public final class StreamGuard extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof HttpResponse head && head.status().code() >= 200) {
-            answering = true;
             String type = head.headers().get(HttpHeaderNames.CONTENT_TYPE);
             streaming = type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17);
             if (streaming) {
                 startPings(ctx);
             }
         }
-        boolean last = answering && msg instanceof LastHttpContent;
         if (msg instanceof HttpContent) {
             lastWriteNanos = ctx.executor().ticker().nanoTime();
         }
         ctx.write(msg, promise);
-        if (last) {
-            answering = false;
-            streaming = false;
-            answersDone++;
-            stopPings();
-            if (timeouts != null) {
-                timeouts.answerComplete();
-            }
-            if (draining && requestsRead <= answersDone) {
-                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-            }
+    }
+
+    /** The answer in progress was written whole: no more pings; a draining connection with nothing left closes. */
+    private void answerComplete(ChannelHandlerContext ctx) {
+        streaming = false;
+        answersDone++;
+        stopPings();
+        if (draining && requestsRead <= answersDone) {
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
     }
 
@@ -149,6 +139,11 @@ public final class StreamGuard extends ChannelDuplexHandler {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == ConnectionEvent.ANSWER_COMPLETE) {
+            answerComplete(ctx);
+            ctx.fireUserEventTriggered(evt);
+            return;
+        }
         if (evt == DRAIN) {
             draining = true;
             if (requestsRead <= answersDone) {
@@ -162,7 +157,6 @@ public final class StreamGuard extends ChannelDuplexHandler {
                 ctx.write(new DefaultHttpContent(event));
                 ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(ChannelFutureListener.CLOSE);
                 streaming = false;
-                answering = false;
                 stopPings();
             } else {
                 ctx.close();

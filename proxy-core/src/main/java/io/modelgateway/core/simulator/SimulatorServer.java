@@ -1,7 +1,7 @@
 package io.modelgateway.core.simulator;
 
 import io.modelgateway.core.config.SimulatorSettings;
-import io.modelgateway.core.server.Transport;
+import io.modelgateway.core.exchange.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;

@@ -3,7 +3,7 @@ package io.modelgateway.core.upstream;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.core.config.AnthropicBeta;
 import io.modelgateway.core.config.ProviderConfig;
-import io.modelgateway.core.server.GatewayRequest;
+import io.modelgateway.core.exchange.GatewayRequest;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.util.List;

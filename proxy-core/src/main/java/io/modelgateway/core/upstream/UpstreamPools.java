@@ -1,8 +1,7 @@
 package io.modelgateway.core.upstream;
 
 import io.modelgateway.core.config.ProviderConfig;
-import io.modelgateway.core.server.PipelineNames;
-import io.modelgateway.core.server.Transport;
+import io.modelgateway.core.exchange.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -120,7 +119,7 @@ public final class UpstreamPools implements AutoCloseable {
 
     /** Returns a connection whose exchange ended cleanly; it must be on its own event loop's thread. */
     public void release(Channel ch) {
-        UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) ch.pipeline().get(PipelineNames.UPSTREAM_RECEIVER);
+        UpstreamResponseReceiver receiver = (UpstreamResponseReceiver) ch.pipeline().get(UpstreamPipelineNames.RECEIVER);
         if (receiver != null) {
             receiver.listener(null);
         }
@@ -171,10 +170,10 @@ public final class UpstreamPools implements AutoCloseable {
                     protected void initChannel(Channel ch) {
                         ChannelPipeline p = ch.pipeline();
                         if (ssl != null) {
-                            p.addLast(PipelineNames.UPSTREAM_TLS, ssl.newHandler(ch.alloc(), host, port));
+                            p.addLast(UpstreamPipelineNames.TLS, ssl.newHandler(ch.alloc(), host, port));
                         }
-                        p.addLast(PipelineNames.UPSTREAM_CODEC, new HttpClientCodec(UPSTREAM_DECODER, false, false));
-                        p.addLast(PipelineNames.UPSTREAM_RECEIVER, new UpstreamResponseReceiver());
+                        p.addLast(UpstreamPipelineNames.CODEC, new HttpClientCodec(UPSTREAM_DECODER, false, false));
+                        p.addLast(UpstreamPipelineNames.RECEIVER, new UpstreamResponseReceiver());
                     }
                 });
         Promise<Channel> promise = loop.newPromise();

@@ -1,11 +1,12 @@
 package io.modelgateway.core.upstream;
 
+import io.modelgateway.core.exchange.HttpResponses;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.SecretRedactor;
 import io.modelgateway.core.config.ProviderConfig;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
@@ -33,7 +34,7 @@ import java.util.Map;
  */
 public final class UpstreamTarget {
     /** Headers made by the gateway from values already validated: no re-validation on every {@code set}. */
-    public static final HttpHeadersFactory TRUSTED_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+    public static final HttpHeadersFactory TRUSTED_HEADERS = HttpResponses.TRUSTED_HEADERS;
 
     private static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
     /** Parts of a header name that mark its value as a secret. */

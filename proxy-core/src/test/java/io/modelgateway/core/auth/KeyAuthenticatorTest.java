@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.core.server.GatewayContext;
-import io.modelgateway.core.server.GatewayRequest;
+import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.testing.Embedded;
 import io.modelgateway.core.testing.TestGateway;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -22,7 +22,7 @@ class KeyAuthenticatorTest {
     @BeforeEach
     void setUp() throws Exception {
         context = Embedded.context();
-        ch = new EmbeddedChannel(new KeyAuthenticator(context));
+        ch = new EmbeddedChannel(new KeyAuthenticator(context.exchanges()));
     }
 
     @AfterEach
@@ -31,9 +31,11 @@ class KeyAuthenticatorTest {
         context.pools().close();
     }
 
-    private static GatewayRequest request(Endpoint e, String... headers) {
-        return new GatewayRequest(Embedded.request(HttpMethod.POST, e.gatewayPath(), "{}", headers), e, e.style(),
-                "req_test", true, 0);
+    private GatewayRequest request(Endpoint e, String... headers) {
+        GatewayRequest r = new GatewayRequest(Embedded.request(HttpMethod.POST, e.gatewayPath(), "{}", headers), e,
+                e.style(), "req_test", true, 0);
+        r.config(context.config());
+        return r;
     }
 
     @Test

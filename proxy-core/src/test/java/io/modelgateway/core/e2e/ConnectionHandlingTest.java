@@ -2,6 +2,9 @@ package io.modelgateway.core.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
+import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.TestGateway;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,10 +17,11 @@ import org.junit.jupiter.api.Test;
 /** HTTP/1.1 connection behaviour over raw sockets: keep-alive, pipelining, Connection: close. */
 class ConnectionHandlingTest {
     private static TestGateway gw;
+    private static final RecordingObserver records = new RecordingObserver();
 
     @BeforeAll
     static void start() throws Exception {
-        gw = TestGateway.start(TestGateway.simulatorConfig());
+        gw = TestGateway.start(TestGateway.simulatorConfig(), records);
     }
 
     @AfterAll
@@ -112,5 +116,25 @@ class ConnectionHandlingTest {
             sb.append((char) c);
         }
         return sb.toString();
+    }
+
+    @Test
+    void connectionClose_servedByTheSimulator_isRecordedAsDoneWithTheSimulatorsUsage() throws Exception {
+        // The in-process simulator's writer used to close the connection itself before the exchange ended, so the
+        // close cancelled it: recorded as cancelled, with estimated usage, though the caller got the whole answer.
+        String plain = "{\"model\":\"sim-chat\",\"max_tokens\":2,\"messages\":[{\"role\":\"user\",\"content\":\"b\"}]}";
+        for (String body : new String[] {plain, plain.replace("{\"model\"", "{\"stream\":true,\"model\"")}) {
+            records.clear();
+            try (Socket s = new Socket("127.0.0.1", gw.port())) {
+                s.setSoTimeout(5000);
+                s.getOutputStream().write(request(body, "Connection: close\r\n").getBytes(StandardCharsets.UTF_8));
+                String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // EOF: closed
+                assertThat(all).startsWith("HTTP/1.1 200");
+            }
+            ExchangeRecord rec = records.next();
+            assertThat(rec.outcome()).isEqualTo(Outcome.DONE);
+            assertThat(rec.usageSource()).isEqualTo(ExchangeRecord.UsageSource.UPSTREAM);
+            assertThat(rec.outputTokens()).isPositive();
+        }
     }
 }

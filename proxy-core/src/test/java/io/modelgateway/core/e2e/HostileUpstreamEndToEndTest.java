@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.modelgateway.core.observe.ExchangeRecord;
-import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.FailingAllocator;
 import io.modelgateway.core.testing.RawUpstream;
 import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.ScriptedUpstream.Received;
 import io.modelgateway.core.testing.TestGateway;
-import io.modelgateway.core.upstream.CollectedBudget;
+import io.modelgateway.core.answer.CollectedBudget;
 import io.netty.channel.Channel;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

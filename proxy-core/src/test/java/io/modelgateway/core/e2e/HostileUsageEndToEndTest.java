@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.modelgateway.core.observe.ExchangeRecord;
-import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.ScriptedUpstream;
 import io.modelgateway.core.testing.ScriptedUpstream.Script;
 import io.modelgateway.core.testing.TestGateway;
-import io.modelgateway.core.upstream.ProxyExchange;
+import io.modelgateway.core.answer.AnswerWriter;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +51,8 @@ class HostileUsageEndToEndTest {
     private static ScriptedUpstream upstream;
     private static TestGateway gw;
     private static final RecordingObserver records = new RecordingObserver();
-    private static final Logger exchangeLog = Logger.getLogger(ProxyExchange.class.getName());
+    /** Where an answer's accounting logs (the answer writer's package: proxied and simulated answers alike). */
+    private static final Logger exchangeLog = Logger.getLogger(AnswerWriter.class.getPackageName());
     private static final List<String> warnings = new CopyOnWriteArrayList<>();
     private static final Handler capture = new Handler() {
         @Override

@@ -162,7 +162,7 @@ class PassThroughTest {
                     .endsWith("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\","
                             + "\"message\":\"The upstream provider sent a malformed stream event.\"}}\n\n")
                     .doesNotContain("message_stop");
-            assertThat(records.of(r).outcome()).isEqualTo(io.modelgateway.core.observe.Outcome.UPSTREAM_ERROR);
+            assertThat(records.of(r).outcome()).isEqualTo(io.modelgateway.core.exchange.Outcome.UPSTREAM_ERROR);
             assertThat(gw.call(CHAT, STREAM_BODY).statusCode()).as("still serving").isEqualTo(200);
         }
     }

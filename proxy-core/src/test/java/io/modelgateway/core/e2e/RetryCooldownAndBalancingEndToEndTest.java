@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.SimulatorSettings;
-import io.modelgateway.core.observe.ExchangeRecord;
-import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.route.Routing;
 import io.modelgateway.core.simulator.SimulatorServer;
 import io.modelgateway.core.testing.Eventually;

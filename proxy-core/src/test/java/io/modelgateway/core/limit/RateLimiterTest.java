@@ -1,5 +1,7 @@
 package io.modelgateway.core.limit;
 
+import io.modelgateway.core.exchange.Admission;
+
 import static io.modelgateway.core.limit.LimitFixtures.concurrent;
 import static io.modelgateway.core.limit.LimitFixtures.daily;
 import static io.modelgateway.core.limit.LimitFixtures.key;

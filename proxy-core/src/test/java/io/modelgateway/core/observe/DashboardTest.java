@@ -1,5 +1,8 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 

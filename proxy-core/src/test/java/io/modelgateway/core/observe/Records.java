@@ -1,5 +1,8 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
+
 import io.modelgateway.codecs.Endpoint;
 
 /** Builds finished exchange records with chosen timings for observer tests. */

@@ -1,5 +1,7 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.core.exchange.ExchangeRecord;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.codecs.Endpoint;
@@ -29,7 +31,7 @@ class ResponseObserverTest {
     @BeforeEach
     void setUp() {
         observer = new ResponseObserver();
-        ch = new EmbeddedChannel(observer);
+        ch = new EmbeddedChannel(new io.modelgateway.core.server.AnswerBoundary(), observer);
     }
 
     @AfterEach

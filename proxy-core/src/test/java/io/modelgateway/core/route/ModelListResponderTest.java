@@ -3,7 +3,7 @@ package io.modelgateway.core.route;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.core.server.GatewayContext;
-import io.modelgateway.core.server.GatewayRequest;
+import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.testing.Embedded;
 import io.modelgateway.core.testing.TestGateway;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -15,9 +15,10 @@ class ModelListResponderTest {
     @Test
     void modelList_listsOnlyTheKeysModels() throws Exception {
         GatewayContext context = Embedded.context();
-        EmbeddedChannel ch = new EmbeddedChannel(new ModelListResponder(context));
+        EmbeddedChannel ch = new EmbeddedChannel(new ModelListResponder(context.exchanges()));
         GatewayRequest req = new GatewayRequest(Embedded.request(HttpMethod.GET, "/api/v1/models", ""), null,
                 io.modelgateway.codecs.ApiStyle.OPENAI, "req_x", true, 0);
+        req.config(context.config());
         req.key(context.config().findKey(io.modelgateway.core.config.KeyConfig.sha256("sk-limited")));
         ch.writeInbound(req);
         FullHttpResponse r = ch.readOutbound();

@@ -3,18 +3,16 @@ package io.modelgateway.core.route;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.codecs.Endpoint;
-import io.modelgateway.core.auth.KeyAuthenticator;
 import io.modelgateway.core.config.ConfigLoader;
-import io.modelgateway.core.observe.ExchangeRecord;
-import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.server.GatewayContext;
-import io.modelgateway.core.server.GatewayRequest;
+import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.testing.Embedded;
 import io.modelgateway.core.testing.TestGateway;
 import io.modelgateway.core.upstream.UpstreamPools;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpMethod;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -54,7 +52,7 @@ class RetryingExchangeTest {
     void setUp() throws Exception {
         context = new GatewayContext(ConfigLoader.parse(YAML, "test.yaml", Map.of("GATEWAY_KEY", TestGateway.KEY),
                 "127.0.0.1:0"), new UpstreamPools());
-        ch = new EmbeddedChannel(new KeyAuthenticator(context), new ExchangeHandler(context));
+        ch = new EmbeddedChannel(Embedded.steps(context));
         ch.freezeTime();
     }
 
@@ -64,11 +62,9 @@ class RetryingExchangeTest {
         context.pools().close();
     }
 
-    private static GatewayRequest chat(String model) {
+    private GatewayRequest chat(String model) {
         String body = "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-        return new GatewayRequest(Embedded.request(HttpMethod.POST, Endpoint.CHAT_COMPLETIONS.gatewayPath(), body,
-                "authorization", "Bearer " + TestGateway.KEY), Endpoint.CHAT_COMPLETIONS,
-                Endpoint.CHAT_COMPLETIONS.style(), "req_r", true, 0);
+        return Embedded.apiRequest(context, Endpoint.CHAT_COMPLETIONS, body);
     }
 
     private void advance(long ms) {

@@ -1,5 +1,7 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.GatewayRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.codecs.Endpoint;
@@ -7,11 +9,11 @@ import io.modelgateway.core.config.ConfigLoader;
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.config.ModelConfig;
-import io.modelgateway.core.limit.Admission;
+import io.modelgateway.core.exchange.Admission;
 import io.modelgateway.core.limit.RateLimiter;
-import io.modelgateway.core.observe.ExchangeObserver;
-import io.modelgateway.core.observe.ExchangeRecord;
-import io.modelgateway.core.observe.Outcome;
+import io.modelgateway.core.exchange.ExchangeObserver;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.testing.Embedded;
 import io.modelgateway.core.testing.TestGateway;
 import io.modelgateway.core.upstream.UpstreamPools;

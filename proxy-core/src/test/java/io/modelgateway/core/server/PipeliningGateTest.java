@@ -41,7 +41,7 @@ class PipeliningGateTest {
     void pipelinedRequests_passOneAtATime_afterEachAnswerIsComplete() {
         Seen seen = new Seen();
         PipeliningGate gate = new PipeliningGate();
-        EmbeddedChannel ch = new EmbeddedChannel(gate, seen);
+        EmbeddedChannel ch = new EmbeddedChannel(new AnswerBoundary(), gate, seen);
         ch.writeInbound(request("/a"), request("/b"), request("/c"));
         assertThat(seen.uris).containsExactly("/a");
         assertThat(gate.heldCount()).isEqualTo(2);
@@ -72,7 +72,7 @@ class PipeliningGateTest {
     @Test
     void connectionClosed_heldRequestsAreReleased() {
         Seen seen = new Seen();
-        EmbeddedChannel ch = new EmbeddedChannel(new PipeliningGate(), seen);
+        EmbeddedChannel ch = new EmbeddedChannel(new AnswerBoundary(), new PipeliningGate(), seen);
         FullHttpRequest held = request("/b");
         ch.writeInbound(request("/a"), held);
         assertThat(held.refCnt()).isEqualTo(1);

@@ -1,5 +1,7 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.GatewayRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.codecs.ApiStyle;
@@ -21,7 +23,7 @@ class RequestRouterTest {
     @BeforeEach
     void setUp() throws Exception {
         context = Embedded.context();
-        ch = new EmbeddedChannel(new RequestRouter(context));
+        ch = new EmbeddedChannel(new RequestRouter(context::config, context::ready, context.exchanges()));
     }
 
     @AfterEach

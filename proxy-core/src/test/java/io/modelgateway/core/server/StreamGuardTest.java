@@ -29,7 +29,7 @@ class StreamGuardTest {
     private static EmbeddedChannel channel() {
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime();
-        ch.pipeline().addLast(new StreamGuard(INTERVAL, null));
+        ch.pipeline().addLast(new AnswerBoundary(), new StreamGuard(INTERVAL));
         return ch;
     }
 

@@ -1,7 +1,7 @@
 package io.modelgateway.core.testing;
 
-import io.modelgateway.core.observe.ExchangeObserver;
-import io.modelgateway.core.observe.ExchangeRecord;
+import io.modelgateway.core.exchange.ExchangeObserver;
+import io.modelgateway.core.exchange.ExchangeRecord;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;

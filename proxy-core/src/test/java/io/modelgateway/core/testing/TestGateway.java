@@ -29,7 +29,7 @@ public final class TestGateway implements AutoCloseable {
     }
 
     /** As {@link #start(String)}, with an observer that sees every exchange's record (e.g. {@link RecordingObserver}). */
-    public static TestGateway start(String yaml, io.modelgateway.core.observe.ExchangeObserver observer)
+    public static TestGateway start(String yaml, io.modelgateway.core.exchange.ExchangeObserver observer)
             throws Exception {
         if (!yaml.contains("access_log:")) {
             yaml = "access_log: off\n" + yaml; // tests read records, not stdout; AccessLog has its own tests

@@ -1,5 +1,7 @@
 package io.modelgateway.core.upstream;
 
+import io.modelgateway.core.exchange.UpstreamFailure;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.handler.codec.http.DefaultHttpHeaders;

@@ -1,4 +1,4 @@
-package io.modelgateway.core.observe;
+package io.modelgateway.core.exchange;
 
 /**
  * Receives every API exchange's record: once when it starts and once when it ends. Implementations are called

@@ -1,4 +1,4 @@
-package io.modelgateway.core.upstream;
+package io.modelgateway.core.answer;
 
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,4 +1,4 @@
-package io.modelgateway.core.upstream;
+package io.modelgateway.core.exchange;
 
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;

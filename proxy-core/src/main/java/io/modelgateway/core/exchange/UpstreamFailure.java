@@ -1,4 +1,4 @@
-package io.modelgateway.core.upstream;
+package io.modelgateway.core.exchange;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;

@@ -1,10 +1,11 @@
-package io.modelgateway.core.server;
+package io.modelgateway.core.exchange;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.json.RequestPeek;
+import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.KeyConfig;
-import io.modelgateway.core.limit.Admission;
-import io.modelgateway.core.observe.ExchangeRecord;
+import io.modelgateway.core.config.ModelConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -13,9 +14,11 @@ import io.netty.util.ReferenceCounted;
 /**
  * One API request on its way down the server pipeline, after routing. It owns the aggregated
  * {@link FullHttpRequest} (its reference count is the request's); whichever handler answers the request
- * releases it. {@link #key} is set by the authenticator, {@link #admission} by the exchange handler once the
- * key's limits admitted the request; the rest is fixed at routing. {@link #record} follows the request to its
- * end, where {@link GatewayContext#end} hands it to the observers.
+ * releases it. Each step of the pipeline adds what it learned, in pipeline order: the router the config the whole
+ * request is served under ({@link #config}), the authenticator the {@link #key}, the request validator the
+ * {@link #anthropicVersion} and the body's {@link #peek}, the model resolver the {@link #model}, the limit check
+ * the {@link #admission}; the rest is fixed at routing. {@link #record} follows the request to its end, where
+ * {@link Exchanges#end} hands it to the observers.
  */
 public final class GatewayRequest implements ReferenceCounted {
     private final FullHttpRequest http;
@@ -25,7 +28,11 @@ public final class GatewayRequest implements ReferenceCounted {
     private final boolean keepAlive;
     private final long startNanos;
     private final ExchangeRecord record;
+    /** The config this request is served under from start to end, whatever a reload swaps in meanwhile. */
+    private GatewayConfig config;
     private KeyConfig key;
+    private RequestPeek peek;
+    private ModelConfig model;
     private Admission admission;
     /** Tokens reserved at admission: the fallback count when the upstream never reports its usage. */
     private long estimatedInputTokens;
@@ -87,6 +94,33 @@ public final class GatewayRequest implements ReferenceCounted {
         return startNanos;
     }
 
+    /** The config snapshot taken when the request was routed. */
+    public GatewayConfig config() {
+        return config;
+    }
+
+    public void config(GatewayConfig config) {
+        this.config = config;
+    }
+
+    /** What the request validator read from the body (the model, stream, limits' inputs, splice offsets). */
+    public RequestPeek peek() {
+        return peek;
+    }
+
+    public void peek(RequestPeek peek) {
+        this.peek = peek;
+    }
+
+    /** The requested model, once the model resolver found it and the key may use it. */
+    public ModelConfig model() {
+        return model;
+    }
+
+    public void model(ModelConfig model) {
+        this.model = model;
+    }
+
     public KeyConfig key() {
         return key;
     }
@@ -116,7 +150,7 @@ public final class GatewayRequest implements ReferenceCounted {
 
     /**
      * The caller's Anthropic API version, as sent in {@code anthropic-version} or its alias {@code vendor-version},
-     * set once the exchange handler has checked it; null for requests other than messages. What an Anthropic-type
+     * set once the request validator has checked it; null for requests other than messages. What an Anthropic-type
      * upstream is sent.
      */
     public String anthropicVersion() {

@@ -1,4 +1,7 @@
-package io.modelgateway.core.server;
+package io.modelgateway.core.exchange;
+
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorBodies;
@@ -22,7 +25,7 @@ import io.netty.channel.socket.DuplexChannel;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Builds the gateway's own responses: errors in the caller's style (DESIGN rule 7, via {@link ErrorBodies})
+ * Builds the gateway's own responses: errors in the caller's style (design rule 7, via {@link ErrorBodies})
  * and small JSON answers. Every response carries the request id in both header spellings (GD-5).
  */
 public final class HttpResponses {
@@ -30,6 +33,11 @@ public final class HttpResponses {
     public static final AsciiString REQUEST_ID = AsciiString.cached("request-id");
     public static final AsciiString RETRY_AFTER_MS = AsciiString.cached("retry-after-ms");
     public static final AsciiString APPLICATION_JSON = AsciiString.cached("application/json");
+    /**
+     * Headers the gateway makes from values already validated (its own constants, config values checked at load,
+     * header values an HTTP decoder accepted): no re-validation on every {@code set}.
+     */
+    public static final HttpHeadersFactory TRUSTED_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
 
     private HttpResponses() {
     }

@@ -1,4 +1,4 @@
-package io.modelgateway.core.upstream;
+package io.modelgateway.core.exchange;
 
 /**
  * What an exchange tells the routing layer about its attempt, so that a failure can be tried again before the

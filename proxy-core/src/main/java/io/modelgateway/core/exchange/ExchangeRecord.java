@@ -1,4 +1,4 @@
-package io.modelgateway.core.observe;
+package io.modelgateway.core.exchange;
 
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.Saturating;

@@ -1,4 +1,4 @@
-package io.modelgateway.core.observe;
+package io.modelgateway.core.exchange;
 
 /** How an exchange ended, as the access log and metrics report it. */
 public enum Outcome {

@@ -1,4 +1,4 @@
-package io.modelgateway.core.server;
+package io.modelgateway.core.exchange;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;

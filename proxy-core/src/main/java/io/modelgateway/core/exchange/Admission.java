@@ -1,4 +1,4 @@
-package io.modelgateway.core.limit;
+package io.modelgateway.core.exchange;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.GatewayError;
@@ -9,14 +9,14 @@ import io.netty.handler.codec.http.HttpHeaders;
  * {@link #addHeaders}), or a reservation that the exchange settles exactly once when it ends.
  *
  * <p>Confined to the event loop of its exchange (settle is called there); the shared state it updates is
- * lock-free. Only this package makes admissions, so callers can rely on {@link #UNLIMITED} being the one
+ * lock-free. Only the limits (package {@code limit}) make admissions, so callers can rely on {@link #UNLIMITED} being the one
  * admission that holds nothing.
  */
 public abstract class Admission {
     /** No limit applies: admitted, adds no header, settles nothing. Shared, so the unlimited path allocates nothing. */
     public static final Admission UNLIMITED = new Unlimited();
 
-    Admission() {
+    protected Admission() {
     }
 
     public abstract boolean admitted();

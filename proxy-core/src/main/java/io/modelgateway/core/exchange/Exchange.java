@@ -1,4 +1,4 @@
-package io.modelgateway.core.upstream;
+package io.modelgateway.core.exchange;
 
 /**
  * One request being answered by a provider (a proxied upstream or the in-process simulator). Created and
@@ -7,7 +7,7 @@ package io.modelgateway.core.upstream;
 public interface Exchange {
     void start();
 
-    /** The client channel's writability changed: pause or resume reading from the source (DESIGN rule 4). */
+    /** The client channel's writability changed: pause or resume reading from the source (design rule 4). */
     void clientWritabilityChanged(boolean writable);
 
     /** The client went away: stop at once, free the upstream side without returning it to a pool. */

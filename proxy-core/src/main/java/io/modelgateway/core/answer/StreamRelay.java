@@ -1,0 +1,237 @@
+package io.modelgateway.core.answer;
+
+import io.modelgateway.codecs.error.ErrorBodies;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.sse.SseDataCheck;
+import io.modelgateway.codecs.sse.SseEventScanner;
+import io.modelgateway.codecs.translate.StreamTranslator;
+import io.modelgateway.core.exchange.HttpResponses;
+import io.modelgateway.core.exchange.Outcome;
+import io.modelgateway.core.exchange.UpstreamFailures;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
+import java.util.logging.Logger;
+
+/**
+ * The stream part of an {@link AnswerWriter}: the provider's SSE events, found by the scanner in whatever pieces they
+ * arrive, go to the caller one by one — as they are (pass-through: retained slices of the provider's buffers, the
+ * usage read as they pass, a usage chunk the caller did not ask for withheld) or through the stream translator. The
+ * head goes out with the first event (GD-24). An event whose data is not JSON or that is longer than
+ * {@code max_sse_event_bytes} ends the stream with the style's error event (GD-10), or is a 502 before anything was
+ * sent; an error event the provider sends has its secrets removed first.
+ *
+ * <p>Ownership: each event the scanner emits is owned here until written (the write releases it) or released. The
+ * scanner's unfinished event is released by {@link #release}. Confined to the writer's event loop.
+ */
+final class StreamRelay {
+    private static final Logger LOG = Logger.getLogger(StreamRelay.class.getName());
+    private static final AsciiString TEXT_EVENT_STREAM = AsciiString.cached("text/event-stream; charset=utf-8");
+    private static final AsciiString X_ACCEL_BUFFERING = AsciiString.cached("x-accel-buffering");
+
+    private final AnswerWriter writer;
+    private final SseEventScanner scanner;
+    /** Null for pass-through. */
+    private final StreamTranslator translator;
+    private final AnswerAccounting accounting;
+    private final boolean withholdUsageChunk;
+
+    StreamRelay(AnswerWriter writer, SseEventScanner scanner, StreamTranslator translator,
+            AnswerAccounting accounting, boolean withholdUsageChunk) {
+        this.writer = writer;
+        this.scanner = scanner;
+        this.translator = translator;
+        this.accounting = accounting;
+        this.withholdUsageChunk = withholdUsageChunk;
+    }
+
+    /** A piece of the stream ({@code last}: its end). Borrowed. */
+    void feed(ByteBuf c, boolean last) {
+        boolean fits = scanner.feed(c, translator == null ? this::passEvent : this::translateEvent);
+        if (writer.done()) {
+            scanner.release(); // an event ended the exchange (malformed); drop what the feed kept after it
+            return;
+        }
+        if (!fits) {
+            eventTooLarge();
+            return;
+        }
+        if (!last) {
+            return;
+        }
+        ByteBuf rest = scanner.drainRemainder();
+        if (rest != null) {
+            if (translator == null) {
+                passEvent(rest);
+            } else {
+                translateEvent(rest);
+            }
+            if (writer.done()) {
+                return;
+            }
+        }
+        if (translator != null) {
+            translator.onEnd(true, this::writeEvent);
+        }
+        if (!writer.headSent()) {
+            sendHead(); // an empty stream still gets a well-formed response
+        }
+        writer.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        // A translated stream that ended unfinished (no finish reason) closed with an error event.
+        writer.finish(true, translator != null && translator.failed() ? Outcome.UPSTREAM_ERROR : Outcome.DONE);
+    }
+
+    /** One event as it is (pass-through): to the client, unless it is a usage chunk we withhold. */
+    private void passEvent(ByteBuf event) {
+        event = checked(event);
+        if (event == null) {
+            return;
+        }
+        if (accounting.event(event) && withholdUsageChunk) {
+            event.release(); // counted above; the caller did not ask for it (GD-21)
+            return;
+        }
+        writeEvent(event);
+    }
+
+    /** One event through the stream translator; its outputs go to the client one by one. */
+    private void translateEvent(ByteBuf event) {
+        event = checked(event);
+        if (event == null) {
+            return;
+        }
+        accounting.event(event);
+        try {
+            translator.onEvent(event, this::writeEvent);
+        } finally {
+            event.release();
+        }
+        if (translator.failed()) {
+            // The translator ended the caller's stream with an error event (a bad event inside, an error the
+            // provider sent): nothing after it is relayed; the provider is let go and the answer is a failure.
+            writer.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            writer.finish(false, Outcome.UPSTREAM_ERROR);
+        }
+    }
+
+    /**
+     * An event as it may go on: null (released) when the answer already ended on an earlier event of the same read,
+     * or when this one is not JSON (the answer then ends here); an error event with the provider's secrets removed.
+     */
+    private ByteBuf checked(ByteBuf event) {
+        if (writer.done()) {
+            event.release();
+            return null;
+        }
+        if (!SseDataCheck.plausible(event)) {
+            event.release();
+            malformedEvent();
+            return null;
+        }
+        return SseDataCheck.looksLikeError(event) ? withoutSecrets(event) : event;
+    }
+
+    /**
+     * An event whose data is not JSON: nothing after it can be trusted. Before anything was sent, a 502 (GD-24); else
+     * the style's error event after what was delivered, no terminator (GD-10).
+     */
+    private void malformedEvent() {
+        LOG.warning("upstream " + writer.provider() + " sent a malformed stream event");
+        if (!writer.headSent()) {
+            writer.failBeforeHead(UpstreamFailures.MALFORMED_ANSWER);
+            return;
+        }
+        // Called from inside the scanner's feed: what it holds after this event is dropped when the exchange ends.
+        endWithError(UpstreamFailures.MALFORMED_EVENT);
+    }
+
+    /** An event grew past {@code max_sse_event_bytes}: the scanner dropped it; ended like a malformed event. */
+    private void eventTooLarge() {
+        int max = scanner.maxEventBytes();
+        writer.protocolError("sse_event_too_large", "sent a stream event larger than max_sse_event_bytes (" + max + ")");
+        GatewayError error = new GatewayError(ErrorKind.UPSTREAM_ERROR,
+                "The upstream provider sent a stream event larger than " + max + " bytes.", null, null);
+        if (!writer.headSent()) {
+            writer.failBeforeHead(error);
+        } else {
+            endWithError(error);
+        }
+    }
+
+    /**
+     * An error event the provider sent mid-stream, with its secrets and key shapes removed (it may echo the request's
+     * credential like an error body): the same event when it holds none, else a redacted copy (the original
+     * released). Only error events come here: one prefix comparison per event decides.
+     */
+    private ByteBuf withoutSecrets(ByteBuf event) {
+        ByteBuf clean = writer.redactor().redactSseEvent(writer.alloc(), event);
+        if (clean == null) {
+            return event;
+        }
+        event.release();
+        return clean;
+    }
+
+    /**
+     * Ends a stream whose head was sent with {@code error} as the style's error event (GD-10) and no terminator
+     * ({@code [DONE]} / {@code message_stop}); the HTTP response itself ends properly, so the client reads a stream
+     * that carries the error and its connection stays usable.
+     */
+    void endWithError(GatewayError error) {
+        if (translator != null) {
+            translator.onFailure(error, this::writeEvent);
+        } else {
+            writer.write(new DefaultHttpContent(ErrorBodies.streamEvent(writer.alloc(), writer.style(), error)));
+        }
+        writer.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        writer.finish(false, Outcome.UPSTREAM_ERROR);
+    }
+
+    /**
+     * One event to the client, as its own chunk; flushed at the end of the read that brought it
+     * ({@link AnswerWriter#readComplete}): events that arrived together leave together in one write.
+     */
+    private void writeEvent(ByteBuf event) {
+        if (!writer.headSent()) {
+            sendHead();
+        }
+        writer.write(new DefaultHttpContent(event));
+    }
+
+    private void sendHead() {
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                HttpResponses.TRUSTED_HEADERS);
+        HttpHeaders h = head.headers();
+        h.set(HttpHeaderNames.CONTENT_TYPE, TEXT_EVENT_STREAM);
+        h.set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
+        h.set(X_ACCEL_BUFFERING, "no");
+        HttpUtil.setTransferEncodingChunked(head, true);
+        writer.sendHead(head);
+    }
+
+    /**
+     * Drops half an event the scanner still holds, when the stream ends from outside (not from inside a feed): never
+     * hand a client a torn frame.
+     */
+    void dropPartialEvent() {
+        ByteBuf rest = scanner.drainRemainder();
+        if (rest != null) {
+            rest.release();
+        }
+    }
+
+    /** Drops what the scanner holds. Idempotent; a feed in progress may still touch the scanner. */
+    void release() {
+        scanner.release();
+    }
+}

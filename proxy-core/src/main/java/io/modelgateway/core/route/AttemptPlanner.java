@@ -1,0 +1,111 @@
+package io.modelgateway.core.route;
+
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.json.BodySplicer;
+import io.modelgateway.codecs.json.RequestPeek;
+import io.modelgateway.codecs.translate.EmbeddingsBase64;
+import io.modelgateway.codecs.translate.ResponseTranslator;
+import io.modelgateway.codecs.translate.TranslatedRequest;
+import io.modelgateway.codecs.translate.TranslationException;
+import io.modelgateway.core.config.DeploymentConfig;
+import io.modelgateway.core.config.ModelConfig;
+import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.config.ProviderType;
+import io.modelgateway.core.exchange.AttemptHook;
+import io.modelgateway.core.exchange.Exchange;
+import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.Outcome;
+import io.modelgateway.core.simulator.SimulatorEngines;
+import io.modelgateway.core.simulator.SimulatorExchange;
+import io.modelgateway.core.answer.CollectedBudget;
+import io.modelgateway.core.upstream.ProxyExchange;
+import io.modelgateway.core.upstream.UpstreamPools;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Plans one attempt of a request at one deployment: the in-process simulator, a translated exchange (the provider
+ * speaks the other style), or a pass-through exchange whose upstream body is the caller's bytes, spliced only where
+ * the deployment's settings differ from what the caller sent (the upstream's model name; {@code float} asked for a
+ * model that encodes base64 itself; GD-19 {@code temperature} dropped on chat; GD-21 {@code include_usage} asked
+ * for so every chat stream can be accounted). One per server; stateless apart from the shared pools, simulators and
+ * budget it hands to the exchanges.
+ */
+public final class AttemptPlanner {
+    private final UpstreamPools pools;
+    private final SimulatorEngines simulators;
+    private final CollectedBudget collectedBudget;
+
+    public AttemptPlanner(UpstreamPools pools, SimulatorEngines simulators, CollectedBudget collectedBudget) {
+        this.pools = pools;
+        this.simulators = simulators;
+        this.collectedBudget = collectedBudget;
+    }
+
+    /** The attempts of one request, as its {@link RetryingExchange} makes them (the requested model or fallbacks). */
+    AttemptFactory attempts(ChannelHandlerContext ctx, GatewayRequest request) {
+        return new AttemptFactory() {
+            @Override
+            public Exchange create(ModelConfig model, DeploymentConfig deployment, AttemptHook hook,
+                    Consumer<Outcome> onDone) throws TranslationException {
+                return attempt(ctx, request, model, deployment, hook, onDone);
+            }
+
+            @Override
+            public boolean accepts(ModelConfig model) {
+                return ModelResolver.servable(request.endpoint(), request.peek(), model);
+            }
+        };
+    }
+
+    /**
+     * A new, not yet started exchange of {@code request} with {@code deployment} of {@code model} (the requested
+     * model or a fallback, whose own settings shape the upstream request), on the client channel {@code ctx}. It
+     * owns what it allocated until it ends.
+     *
+     * @throws TranslationException the request cannot be expressed in that deployment's style
+     */
+    public Exchange attempt(ChannelHandlerContext ctx, GatewayRequest request, ModelConfig model,
+            DeploymentConfig deployment, AttemptHook hook, Consumer<Outcome> onDone) throws TranslationException {
+        RequestPeek peek = request.peek();
+        Endpoint endpoint = request.endpoint();
+        ProviderConfig provider = deployment.provider();
+        if (provider.type() == ProviderType.SIMULATOR) {
+            return new SimulatorExchange(ctx, request, provider, simulators.of(provider), deployment.upstreamModel(),
+                    request.config().upstreamLimits(), collectedBudget, hook, onDone);
+        }
+        if (provider.type().style() != endpoint.style()) {
+            TranslatedRequest translated = Translations.request(ctx.alloc(), request, model, deployment);
+            return new ProxyExchange(ctx, request, provider, pools, request.config().upstreamLimits(),
+                    collectedBudget, translated.body(), translated.response(), false, hook, onDone);
+        }
+        ResponseTranslator translator = null;
+        List<BodySplicer.Edit> edits = new ArrayList<>(3);
+        if (!deployment.upstreamModel().equals(peek.model())) {
+            edits.add(BodySplicer.string(peek.modelStart(), peek.modelEnd(), deployment.upstreamModel()));
+        }
+        if (endpoint == Endpoint.EMBEDDINGS && model.encodeBase64() && "base64".equals(peek.encodingFormat())) {
+            // The provider only returns floats: ask for floats, encode base64 on the way back.
+            edits.add(BodySplicer.string(peek.encodingFormatStart(), peek.encodingFormatEnd(), "float"));
+            translator = new EmbeddingsBase64();
+        }
+        if (endpoint == Endpoint.CHAT_COMPLETIONS && model.noTemperature() && peek.hasTemperature()) {
+            edits.add(BodySplicer.removeMember(request.body(), peek.temperatureMemberStart(),
+                    peek.temperatureMemberEnd())); // GD-19: dropped silently on chat
+        }
+        // Every chat stream is accounted from the upstream's own usage chunk: ask for it when the caller did not,
+        // and withhold it from that caller (GD-21).
+        BodySplicer.Edit includeUsage = endpoint == Endpoint.CHAT_COMPLETIONS ? peek.includeUsageEdit() : null;
+        if (includeUsage != null) {
+            edits.add(includeUsage);
+        }
+        ByteBuf body = edits.isEmpty()
+                ? request.body().retainedDuplicate()
+                : BodySplicer.splice(ctx.alloc(), request.body(), edits.toArray(BodySplicer.Edit[]::new));
+        return new ProxyExchange(ctx, request, provider, pools, request.config().upstreamLimits(), collectedBudget,
+                body, translator, includeUsage != null, hook, onDone);
+    }
+}

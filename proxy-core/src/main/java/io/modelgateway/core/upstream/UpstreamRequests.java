@@ -1,0 +1,72 @@
+package io.modelgateway.core.upstream;
+
+import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.HttpResponses;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * The HTTP request an exchange sends its upstream: the provider's path for the endpoint, its Host, the body, the
+ * gateway's own headers, the client headers the provider passes on, its extra headers, the Anthropic headers by their
+ * own rule, and the provider's credential — never the caller's (contract 2.1). The per-provider parts come prebuilt
+ * from the {@link UpstreamTarget}; headers are set without per-set validation, their values having been checked.
+ */
+final class UpstreamRequests {
+    private static final AsciiString USER_AGENT = AsciiString.cached("model-gateway/0.1");
+
+    private UpstreamRequests() {
+    }
+
+    /** The request for {@code body} (retained here: the caller keeps its own reference). */
+    static FullHttpRequest build(UpstreamTarget target, ProviderConfig provider, GatewayRequest request, ByteBuf body) {
+        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
+                target.path(endpoint(provider, request)), body.retainedDuplicate(),
+                HttpResponses.TRUSTED_HEADERS, HttpResponses.TRUSTED_HEADERS);
+        HttpHeaders h = out.headers();
+        h.set(HttpHeaderNames.HOST, target.host);
+        h.set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
+        h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        h.set(HttpHeaderNames.USER_AGENT, USER_AGENT);
+        h.set(HttpResponses.X_REQUEST_ID, request.requestId());
+        // Client headers the provider config asks to pass on; credentials never, nor the Anthropic headers, which
+        // follow their own rule below. The names are matched as the decoder made them, without lower-cased copies.
+        if (!provider.forwardHeaders().isEmpty()) {
+            Iterator<Map.Entry<CharSequence, CharSequence>> it = request.headers().iteratorCharSequence();
+            while (it.hasNext()) {
+                Map.Entry<CharSequence, CharSequence> e = it.next();
+                if (provider.forwardsHeader(e.getKey()) && !AnthropicHeaders.isAnthropicHeader(e.getKey())) {
+                    h.add(AsciiString.of(e.getKey()).toLowerCase(), e.getValue());
+                }
+            }
+        }
+        for (int i = 0; i < target.extraNames.length; i++) {
+            h.set(target.extraNames[i], target.extraValues[i]);
+        }
+        AnthropicHeaders.add(h, provider, request);
+        if (target.credentialName != null) {
+            h.set(target.credentialName, target.credentialValue);
+        }
+        return out;
+    }
+
+    /** The upstream's endpoint: the caller's, or the other style's chat endpoint when translating. */
+    static Endpoint endpoint(ProviderConfig provider, GatewayRequest request) {
+        Endpoint caller = request.endpoint();
+        ApiStyle upstreamStyle = provider.type().style();
+        if (caller == Endpoint.EMBEDDINGS || upstreamStyle == caller.style()) {
+            return caller;
+        }
+        return upstreamStyle == ApiStyle.ANTHROPIC ? Endpoint.MESSAGES : Endpoint.CHAT_COMPLETIONS;
+    }
+}

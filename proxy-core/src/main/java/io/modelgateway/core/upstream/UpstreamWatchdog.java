@@ -1,0 +1,109 @@
+package io.modelgateway.core.upstream;
+
+import io.modelgateway.core.config.TimeoutsConfig;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The deadlines of one attempt at an upstream (its provider's {@code timeouts}): the first byte of the answer
+ * ({@code first_byte_ms} from the request's sending), the gap between two pieces of it ({@code stream_idle_ms}), and
+ * the whole exchange ({@code total_ms} from the caller's request, retries included). One timer, re-armed lazily:
+ * what arrives only moves a field, and the timer looks again when it fires and sleeps on if it may.
+ *
+ * <p>While the gateway itself stopped reading the upstream because the client does not take what it has, the
+ * upstream's silence is the gateway's doing, so the idle clock does not run (the total still does); it starts again
+ * from the moment the client can take more. Confined to the exchange's event loop.
+ */
+final class UpstreamWatchdog {
+    /** What happens when a deadline passed. */
+    interface Expiry {
+        /** @param total the whole exchange's deadline passed (else the first byte's or the idle gap's) */
+        void expired(boolean total);
+    }
+
+    private final EventExecutor executor;
+    private final long totalDeadline;
+    private final long firstByteNanos;
+    private final long idleNanos;
+    private final BooleanSupplier waiting;
+    private final Expiry expiry;
+    private ScheduledFuture<?> timer;
+    private long sentNanos;
+    /** When the upstream last sent anything of its answer (the idle clock). */
+    private long lastNanos;
+    private boolean pausedByClient;
+
+    /**
+     * @param startNanos when the caller's request began
+     * @param waiting    whether the answer's head has not arrived yet (the first-byte clock runs, not the idle one)
+     */
+    UpstreamWatchdog(EventExecutor executor, long startNanos, TimeoutsConfig timeouts, BooleanSupplier waiting,
+            Expiry expiry) {
+        this.executor = executor;
+        this.totalDeadline = startNanos + TimeUnit.MILLISECONDS.toNanos(timeouts.totalMs());
+        this.firstByteNanos = TimeUnit.MILLISECONDS.toNanos(timeouts.firstByteMs());
+        this.idleNanos = TimeUnit.MILLISECONDS.toNanos(timeouts.streamIdleMs());
+        this.waiting = waiting;
+        this.expiry = expiry;
+    }
+
+    /** The request went out at {@code now} ({@code paused}: the client is not taking what it has). */
+    void sent(long now, boolean paused) {
+        cancel();
+        sentNanos = now;
+        pausedByClient = paused;
+        arm(now);
+    }
+
+    /** Something of the answer arrived. */
+    void received(long now) {
+        lastNanos = now;
+    }
+
+    /** The client can take more ({@code writable}) or cannot. */
+    void clientWritable(boolean writable, long now) {
+        if (pausedByClient && writable) {
+            // The idle clock starts again from here; a timer set for the total deadline while paused must not be the
+            // next look.
+            lastNanos = now;
+            if (timer != null) {
+                cancel();
+                arm(now);
+            }
+        }
+        pausedByClient = !writable;
+    }
+
+    void cancel() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    /** The next deadline: the first byte while waiting for the head, else the idle gap; the total always. */
+    private long nextDeadline() {
+        boolean beforeHead = waiting.getAsBoolean();
+        if (pausedByClient && !beforeHead) {
+            return totalDeadline;
+        }
+        long at = beforeHead ? sentNanos + firstByteNanos : lastNanos + idleNanos;
+        return Math.min(at, totalDeadline);
+    }
+
+    private void arm(long now) {
+        timer = executor.schedule(this::fired, Math.max(0, nextDeadline() - now), TimeUnit.NANOSECONDS);
+    }
+
+    private void fired() {
+        timer = null;
+        long now = System.nanoTime();
+        if (now < nextDeadline()) {
+            arm(now);
+            return;
+        }
+        expiry.expired(now >= totalDeadline);
+    }
+}
