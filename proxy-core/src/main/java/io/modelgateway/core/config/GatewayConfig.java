@@ -21,6 +21,7 @@ import java.util.Objects;
  * @param adminListen  the address of the admin listener, or null for none
  * @param reload       how the config file is watched for changes
  * @param server       connection caps, client timeouts and the shutdown drain of the API listener
+ * @param redis        where the replicas share their rate-limit state, or null: each replica counts on its own
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -31,7 +32,8 @@ public record GatewayConfig(
         String accessLog,
         HostAndPort adminListen,
         ReloadConfig reload,
-        ServerConfig server) {
+        ServerConfig server,
+        RedisConfig redis) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -54,7 +56,14 @@ public record GatewayConfig(
     public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
             Map<String, ProviderConfig> providers, Map<String, ModelConfig> models) {
         this(listen, maxBodyBytes, keys, providers, models, ACCESS_LOG_STDOUT, null, ReloadConfig.DEFAULT,
-                ServerConfig.DEFAULT);
+                ServerConfig.DEFAULT, null);
+    }
+
+    /** The shape before the {@code redis} block existed: no shared limits. */
+    public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
+            Map<String, ProviderConfig> providers, Map<String, ModelConfig> models, String accessLog,
+            HostAndPort adminListen, ReloadConfig reload, ServerConfig server) {
+        this(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload, server, null);
     }
 
     /**
@@ -63,7 +72,7 @@ public record GatewayConfig(
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server);
+                server, redis);
     }
 
     /**
