@@ -24,6 +24,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -166,8 +167,19 @@ public final class SharedLimiter implements AutoCloseable {
         new SecureRandom().nextBytes(random);
         this.replicaId = HexFormat.of().formatHex(random);
         this.ssl = config.tls() ? newSslContext() : null;
+        connectAll();
         this.prober = home.scheduleWithFixedDelay(this::probe, 0, PROBE_MILLIS, TimeUnit.MILLISECONDS);
         scheduleRenewal(config.leaseTtlMs());
+    }
+
+    /**
+     * Makes a lane for every loop of the group and starts connecting it: a check on a loop whose connection is not
+     * up yet is decided by the fallback, so every loop should have one before the first request.
+     */
+    private void connectAll() {
+        for (EventExecutor e : group) {
+            lane((EventLoop) e).link.connect();
+        }
     }
 
     // ---- admission
@@ -473,6 +485,7 @@ public final class SharedLimiter implements AutoCloseable {
                 lane.link.close();
             }
             state.set(STARTING);
+            connectAll();
             LOG.info("shared limits: the redis block now names " + next.endpoint() + "; connecting");
         } else {
             for (Lane lane : lanes.values()) {
@@ -486,10 +499,13 @@ public final class SharedLimiter implements AutoCloseable {
         }
     }
 
-    /** Waits (blocking: not on an event loop) until Redis answered, at most {@code max}; true when it has. */
+    /**
+     * Waits (blocking: not on an event loop) until Redis answered and every loop's connection is up, at most
+     * {@code max}; true when they are. For a start that should not send its first requests to the fallback.
+     */
     public boolean awaitUp(Duration max) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
-        while (state.get() != UP) {
+        while (state.get() != UP || !lanes.values().stream().allMatch(l -> l.link.ready())) {
             if (System.nanoTime() - deadline > 0) {
                 return false;
             }

@@ -90,7 +90,8 @@ public final class RedisLink {
     /** The per-call timeout; set by the owner from any thread (a reload), read on the loop. */
     private volatile int timeoutMillis;
     private Channel channel;
-    private State state = State.IDLE;
+    /** Written on the loop only; volatile so that {@link #ready()} may be asked from elsewhere (start-up). */
+    private volatile State state = State.IDLE;
     private long lastConnectNanos;
     private boolean everConnected;
     private boolean flushScheduled;
@@ -114,7 +115,7 @@ public final class RedisLink {
         return loop;
     }
 
-    /** Connected and set up: calls may be sent. On the loop. */
+    /** Connected and set up: calls may be sent (on the loop; elsewhere, a snapshot). */
     public boolean ready() {
         return state == State.READY;
     }
