@@ -65,6 +65,11 @@ final class RedisSection extends ConfigReader {
         if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
             throw error(urlPath, urlLine, "must not have a query or a fragment");
         }
+        if (uri.getRawPath() != null && uri.getRawPath().indexOf('@') >= 0) {
+            // An unencoded '/' in a password ends the authority early: what follows reads as the path.
+            throw error(urlPath, urlLine, "is not a valid URL (percent-encode special characters of a password in"
+                    + " it, or give the password in redis.password)");
+        }
         int database = database(uri.getRawPath(), urlPath, urlLine);
         String username = null;
         String password = null;

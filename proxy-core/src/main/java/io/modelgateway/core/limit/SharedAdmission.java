@@ -34,8 +34,6 @@ final class SharedAdmission extends Admission {
     private final SharedLimiter limiter;
     private final boolean familyHeaders;
 
-    /** The UTC day (days since the epoch) Redis admitted this on: its daily reservation belongs to that day. */
-    long day;
     private long requestsLimit;
     private long requestsRemaining;
     private long requestsFullAtNanos;
@@ -96,7 +94,6 @@ final class SharedAdmission extends Admission {
      * reset us, refusing scope, refusing limit, wait ms, tokens used, requested}.
      */
     void decided(long[] r, long nowNanos) {
-        day = r[1];
         if (r[2] > 0) {
             requestsLimit = r[2];
             requestsRemaining = r[3];

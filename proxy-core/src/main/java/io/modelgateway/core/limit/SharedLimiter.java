@@ -700,13 +700,12 @@ public final class SharedLimiter implements AutoCloseable {
         @Override
         protected void encode(ByteBuf out, boolean withBody) {
             attempts++;
-            scriptHeader(out, SETTLE, withBody, 2 * a.count + 1, 6 + 6 * a.count);
+            scriptHeader(out, SETTLE, withBody, 2 * a.count + 1, 5 + 6 * a.count);
             keys(out, a);
             Resp.bulk(out, scriptNow());
             Resp.bulk(out, a.id);
             Resp.bulk(out, actual);
             Resp.bulk(out, refund ? 1 : 0);
-            Resp.bulk(out, a.day);
             Resp.bulk(out, a.count);
             for (int i = 0; i < a.count; i++) {
                 LimitsConfig l = a.limits[i];

@@ -48,10 +48,9 @@ class RedisConfigTest {
     void redis_everyField_isRead() throws Exception {
         RedisConfig r = parse(config(
                 "redis:",
-                "  url: rediss://gateway@redis.internal:6380/3",
-                "  password: ${REDIS_PASSWORD}",
+                "  url: rediss://gateway:${REDIS_PASSWORD}@redis.internal:6380/3",
                 "  timeout_ms: 80",
-                "  key_prefix: team1:",
+                "  key_prefix: \"team1:\"",
                 "  fallback: deny",
                 "  replicas_hint: 4",
                 "  lease_ttl_ms: 5000")).redis();
@@ -86,6 +85,17 @@ class RedisConfigTest {
     }
 
     @Test
+    void redis_passwordField_overridesTheUrl_andAUserInfoWithoutColonIsAPassword() throws Exception {
+        RedisConfig fromField = parse(config("redis:", "  url: redis://:other@127.0.0.1/0",
+                "  password: ${REDIS_PASSWORD}")).redis();
+        RedisConfig passwordOnly = parse(config("redis:", "  url: redis://${REDIS_PASSWORD}@127.0.0.1/0")).redis();
+
+        assertThat(fromField.password()).isEqualTo(SECRET);
+        assertThat(passwordOnly.password()).isEqualTo(SECRET);
+        assertThat(passwordOnly.username()).isNull();
+    }
+
+    @Test
     void redis_literalPassword_isWarnedAboutWithoutShowingIt() throws Exception {
         List<String> warnings = new ArrayList<>();
         withWarnings(warnings, () -> parse(config("redis:", "  url: redis://:hunter2@127.0.0.1:6379/0")));
@@ -105,7 +115,7 @@ class RedisConfigTest {
 
     @Test
     void redis_badFields_areNamedWithTheirLine() {
-        assertError(config("redis:", "  timeout_ms: 50"), "redis.url: is required (test.yaml:5)");
+        assertError(config("redis:", "  timeout_ms: 50"), "redis.url: is required (test.yaml:6)");
         assertError(config("redis:", "  url: http://127.0.0.1:6379"),
                 "redis.url: must start with redis:// or rediss:// (TLS) (test.yaml:6)");
         assertError(config("redis:", "  url: redis://127.0.0.1:6379/zero"),
@@ -126,7 +136,7 @@ class RedisConfigTest {
                 "redis.timeout: unknown field (did you mean timeout_ms?); allowed: url, password, timeout_ms,"
                         + " key_prefix, fallback, replicas_hint, lease_ttl_ms (test.yaml:7)");
         assertError(config("redis: redis://127.0.0.1"), "redis: must be a mapping of fields, not a string (test.yaml:5)");
-        assertError(config("redis:", "  url: redis://user@127.0.0.1:6379/0"),
+        assertError(config("redis:", "  url: redis://user:@127.0.0.1:6379/0"),
                 "redis.url: names a user but no password (test.yaml:6)");
     }
 
@@ -152,7 +162,7 @@ class RedisConfigTest {
         Handler capture = new Handler() {
             @Override
             public void publish(LogRecord record) {
-                if (record.getLevel() == java.util.logging.Level.WARNING) {
+                if (record.getLevel() == java.util.logging.Level.WARNING && record.getMessage().startsWith("redis")) {
                     lines.add(record.getMessage());
                 }
             }

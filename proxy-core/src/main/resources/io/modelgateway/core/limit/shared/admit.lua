@@ -5,7 +5,8 @@
 --
 -- KEYS, for scope i of n (key, key on model, model; in that order): KEYS[2i-1] the usage hash (ru, ra: requests
 -- used and at; tu, ta: tokens; dd, du: day and tokens used on it), KEYS[2i] the sorted set of concurrency leases
--- (member: admission id, score: expiry in ms). KEYS[2n+1]: the admission's hold, which its settlement deletes.
+-- (member: admission id, score: expiry in ms). KEYS[2n+1]: the admission's hold (its value: the day it was admitted
+-- on), which its settlement deletes.
 -- ARGV: now in microseconds (negative: the server's TIME), admission id, lease ttl ms, hold ttl ms, the token
 -- estimate (reserved on daily budgets), n; then per scope: requests/min, tokens/min, concurrent, daily tokens,
 -- tokens to reserve per minute (the estimate, at most the bucket). A limit of 0 is none.
@@ -175,5 +176,5 @@ for i = 1, n do
     redis.call('PEXPIRE', KEYS[2 * i], KEEP)
   end
 end
-redis.call('SET', KEYS[2 * n + 1], '1', 'PX', holdTtl)
+redis.call('SET', KEYS[2 * n + 1], today, 'PX', holdTtl)
 return {1, today, rL, rRem, rReset, tL, tRem, tReset, 0, 0, 0, 0, 0}

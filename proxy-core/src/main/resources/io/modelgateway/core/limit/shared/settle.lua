@@ -5,16 +5,19 @@
 -- never below 0), slots freed, the daily usage of the admission's day corrected (another day's is left alone);
 -- a refund (an admission cancelled because its answer came too late) also gives back the request it took.
 --
--- KEYS: as admit.lua. ARGV: now in microseconds (negative: TIME), admission id, actual tokens, refund (0/1), the
--- admission's day, n; then per scope: requests/min held, tokens/min held, tokens reserved, slot held (0/1), daily
--- held (0/1), tokens reserved on the day (0 where nothing is held).
+-- KEYS: as admit.lua. ARGV: now in microseconds (negative: TIME), admission id, actual tokens, refund (0/1), n;
+-- then per scope: requests/min held, tokens/min held, tokens reserved, slot held (0/1), daily held (0/1), tokens
+-- reserved on the day (0 where nothing is held). The admission's day is the hold's value: a cancellation (sent
+-- when admit.lua's answer never came) could not know it.
 -- Returns 1 when settled now, 0 when there was nothing to settle.
 local W = 60000000
 local KEEP = 172800000
-local n = tonumber(ARGV[6])
-if redis.call('DEL', KEYS[2 * n + 1]) == 0 then
+local n = tonumber(ARGV[5])
+local day = tonumber(redis.call('GET', KEYS[2 * n + 1]))
+if not day then
   return 0
 end
+redis.call('DEL', KEYS[2 * n + 1])
 
 local now = tonumber(ARGV[1])
 if now < 0 then
@@ -24,7 +27,6 @@ end
 local id = ARGV[2]
 local actual = tonumber(ARGV[3])
 local refund = ARGV[4] == '1'
-local day = tonumber(ARGV[5])
 
 local function refilled(elapsed, cap)
   return math.floor(elapsed / W) * cap + math.floor((elapsed % W) * cap / W)
@@ -61,7 +63,7 @@ local function giveBack(usage, field, amount)
 end
 
 for i = 1, n do
-  local b = 6 + (i - 1) * 6
+  local b = 5 + (i - 1) * 6
   local rpm, tpm, reserved = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
   local slot, daily, dailyReserved = ARGV[b + 4] == '1', ARGV[b + 5] == '1', tonumber(ARGV[b + 6])
   local usage = KEYS[2 * i - 1]
