@@ -16,6 +16,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.ssl.OpenSsl;
@@ -720,6 +721,9 @@ public final class SharedLimiter implements AutoCloseable {
 
         @Override
         protected void onReply(RedisMessage reply) {
+            if (reply instanceof ErrorRedisMessage) {
+                again(); // e.g. out of memory: it did not run
+            }
         }
 
         @Override
@@ -727,7 +731,11 @@ public final class SharedLimiter implements AutoCloseable {
             if (failure == Failure.TIMEOUT) {
                 timeouts.increment();
             }
-            // Sent again later: settle.lua counts an admission once, whichever delivery arrives first.
+            again();
+        }
+
+        /** Sent again later: settle.lua counts an admission once, whichever delivery arrives first. */
+        private void again() {
             if (attempts < MAX_ATTEMPTS && !closed) {
                 lane(a.loop).defer(this);
             }

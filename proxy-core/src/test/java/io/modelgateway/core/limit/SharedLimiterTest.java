@@ -568,6 +568,80 @@ class SharedLimiterTest {
     }
 
     @Test
+    void password_rightOne_isUsed_wrongOne_neverUpAndNeverShown() throws Exception {
+        String secret = "s3cret-" + System.nanoTime();
+        try (RedisServer locked = RedisServer.start("--requirepass", secret)) {
+            RedisConfig right = new RedisConfig("127.0.0.1", locked.port(), 2, false, null, secret, PATIENT_MS, "mgw:",
+                    Fallback.DENY, 2, 4 * PATIENT_MS);
+            SharedLimiter good = replica(right);
+            Admission a = admit(good, key("team-a", rpm(5)), 1);
+            RedisConfig wrong = new RedisConfig("127.0.0.1", locked.port(), 0, false, "default", "not-" + secret,
+                    100, "mgw:", Fallback.DENY, 2, 1000);
+            SharedLimiter bad = replicaNeverUp(wrong);
+            Eventually.until(UP_WITHIN, () -> bad.redisErrors() > 0);
+            Admission refused = admit(bad, key("team-a", rpm(5)), 1);
+
+            assertThat(a).isInstanceOf(SharedAdmission.class);
+            assertThat(a.admitted()).isTrue();
+            assertThat(String.valueOf(locked.command("AUTH", secret))).isEqualTo("OK");
+            assertThat(refused.refusedLimit()).isEqualTo(SharedLimiter.SHARED_STATE_UNAVAILABLE);
+            assertThat(bad.up()).isFalse();
+            assertThat(lines(Level.WARNING, "WRONGPASS")).hasSize(1);
+            assertThat(logged).noneMatch(r -> r.getMessage().contains(secret));
+            assertThat(right.toString() + wrong).doesNotContain(secret);
+        }
+    }
+
+    @Test
+    void database_fromTheConfig_holdsTheCounts() throws Exception {
+        SharedLimiter a = replica(new RedisConfig("127.0.0.1", redis.port(), 3, false, null, null, PATIENT_MS,
+                "team9:", Fallback.LOCAL, 2, 4 * PATIENT_MS));
+
+        settle(admit(a, key("team-a", tpm(100)), 10), 7);
+
+        assertThat(String.valueOf(redis.command("INFO", "keyspace"))).contains("db3:keys=1").doesNotContain("db0:");
+    }
+
+    @Test
+    void silentServer_checksAreDecidedByTheFallback_withoutWaiting() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            List<java.net.Socket> accepted = new CopyOnWriteArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        accepted.add(silent.accept()); // and never answer
+                    }
+                } catch (java.io.IOException closed) {
+                    // the test is over
+                }
+            });
+            acceptor.start();
+            try {
+                SharedLimiter a = new SharedLimiter(config(silent.getLocalPort(), 100, Fallback.LOCAL, 2, 1000), group,
+                        Transport.socketChannel(), Transport.datagramChannel(), () -> clock.millis.get() * 1000,
+                        clock.nanos::get, clock.millis::get);
+                replicas.add(a);
+                Eventually.until(UP_WITHIN, () -> !accepted.isEmpty());
+                long start = System.nanoTime();
+                Admission x = admit(a, key("team-a", rpm(4)), 1);
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                Eventually.until(UP_WITHIN, () -> a.connectionErrors() > 0); // the handshake gave up: closed
+
+                assertThat(x.admitted()).isTrue();
+                assertThat(x).isNotInstanceOf(SharedAdmission.class);
+                assertThat(tookMillis).isLessThan(1000);
+                assertThat(a.up()).isFalse();
+            } finally {
+                silent.close();
+                acceptor.join(5000);
+                for (java.net.Socket s : accepted) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    @Test
     void admit_noLimits_isUnlimitedAtOnce() throws Exception {
         SharedLimiter a = replica(patient());
 

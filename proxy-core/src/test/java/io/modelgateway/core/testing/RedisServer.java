@@ -32,20 +32,26 @@ public final class RedisServer implements AutoCloseable {
 
     private final Path dir;
     private final int port;
+    private final List<String> extra;
     private Process process;
 
-    private RedisServer(Path dir, int port) {
+    private RedisServer(Path dir, int port, List<String> extra) {
         this.dir = dir;
         this.port = port;
+        this.extra = extra;
     }
 
-    /** Installs redis-server if needed and starts one on a free port of 127.0.0.1. */
-    public static RedisServer start() throws IOException, InterruptedException {
+    /**
+     * Installs redis-server if needed and starts one on a free port of 127.0.0.1.
+     *
+     * @param extra more settings, e.g. {@code --requirepass}, {@code secret}
+     */
+    public static RedisServer start(String... extra) throws IOException, InterruptedException {
         String bin = binary();
         Path dir = Files.createTempDirectory("redis-test");
         IOException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
-            RedisServer server = new RedisServer(dir, freePort());
+            RedisServer server = new RedisServer(dir, freePort(), List.of(extra));
             try {
                 server.launch(bin);
                 return server;
@@ -98,9 +104,11 @@ public final class RedisServer implements AutoCloseable {
 
     private void launch(String bin) throws IOException, InterruptedException {
         Path log = dir.resolve("redis-" + port + ".log");
-        process = new ProcessBuilder(bin, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+        List<String> command = new ArrayList<>(List.of(bin, "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString(),
-                "--logfile", log.toString())
+                "--logfile", log.toString()));
+        command.addAll(extra);
+        process = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("redis-" + port + ".out").toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_MILLIS);
         while (System.nanoTime() < deadline) {
@@ -108,7 +116,8 @@ public final class RedisServer implements AutoCloseable {
                 throw new IOException("redis-server exited at start: " + tail(log));
             }
             try {
-                if ("PONG".equals(command("PING"))) {
+                Object pong = command("PING");
+                if ("PONG".equals(pong) || String.valueOf(pong).startsWith("NOAUTH")) {
                     return;
                 }
             } catch (IOException notYet) {
