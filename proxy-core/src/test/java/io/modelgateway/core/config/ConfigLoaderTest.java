@@ -225,7 +225,7 @@ class ConfigLoaderTest {
     void parse_unknownTopLevelField_listsAllowedFieldsAndSuggests() {
         assertError(withKeys("modles: {}"))
                 .hasMessage("modles: unknown field (did you mean models?); allowed: listen, max_body_bytes,"
-                        + " development_key, keys, providers, models, access_log, admin, reload, server (test.yaml:5)");
+                        + " development_key, keys, providers, models, access_log, admin, reload, server, redis (test.yaml:5)");
     }
 
     @Test

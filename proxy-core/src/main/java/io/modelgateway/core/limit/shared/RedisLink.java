@@ -135,7 +135,7 @@ public final class RedisLink {
      */
     public void connect() {
         if (!loop.inEventLoop()) {
-            loop.execute(this::connect);
+            execute(this::connect);
             return;
         }
         if (state != State.IDLE) {
@@ -185,6 +185,15 @@ public final class RedisLink {
             }
             handshake();
         });
+    }
+
+    /** Runs {@code task} on the loop, unless the loop is shutting down (then its channels close anyway). */
+    private void execute(Runnable task) {
+        try {
+            loop.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+            state = State.CLOSED;
+        }
     }
 
     private void handshake() {
@@ -307,7 +316,7 @@ public final class RedisLink {
     /** Closes the connection for good; pending calls fail with CONNECTION. Any thread. */
     public void close() {
         if (!loop.inEventLoop()) {
-            loop.execute(this::close);
+            execute(this::close);
             return;
         }
         state = State.CLOSED;
