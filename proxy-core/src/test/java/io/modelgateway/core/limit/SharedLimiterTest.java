@@ -91,6 +91,7 @@ class SharedLimiterTest {
 
     @BeforeEach
     void emptyRedis() throws Exception {
+        redis.thaw(); // in case a test failed while it was frozen
         if (!redis.running()) {
             redis.restart();
         }
@@ -407,19 +408,20 @@ class SharedLimiterTest {
     }
 
     @Test
-    void redisPaused_callsEndWithinTheTimeout_andTheSharedCountsStayExact() throws Exception {
+    void redisFrozen_callsEndWithinTheTimeout_andTheSharedCountsStayExact() throws Exception {
         RedisConfig c = config(redis.port(), 100, Fallback.LOCAL, 2, 1000);
         SharedLimiter a = replica(c);
         KeyConfig k = key("team-a", rpm(10));
 
-        redis.command("CLIENT", "PAUSE", "1500");
+        redis.freeze();
         List<Admission> during = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             long start = System.nanoTime();
             during.add(admit(a, k, 1));
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("does not wait out the pause")
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("does not wait for Redis")
                     .isLessThan(1000);
         }
+        redis.thaw();
         Eventually.until(UP_WITHIN, a::up);
         // After the pause Redis ran the check that timed out, then its cancellation (no hold is left).
         Eventually.until(UP_WITHIN, () -> exists("mgw:u:k:team-a") && noHolds());
@@ -446,8 +448,9 @@ class SharedLimiterTest {
         SharedLimiter a = replica(c);
         KeyConfig k = key("team-a", new LimitsConfig(10, 1000, 2, 1_000_000));
 
-        redis.command("CLIENT", "PAUSE", "1000");
+        redis.freeze();
         Admission timedOut = admit(a, k, 100);
+        redis.thaw();
         Eventually.until(UP_WITHIN, a::up);
         // After the pause Redis ran the check (admitting it), then its cancellation: nothing is left of it.
         Eventually.until(UP_WITHIN, () -> exists("mgw:u:k:team-a") && noHolds());
@@ -466,9 +469,10 @@ class SharedLimiterTest {
         KeyConfig k = key("team-a", tpm(1000));
         Admission held = admit(a, k, 100);
 
-        redis.command("CLIENT", "PAUSE", "800");
-        held.settle(600); // times out; sent again once Redis answers; the first delivery runs after the pause too
+        redis.freeze();
+        held.settle(600); // times out; sent again once Redis answers; the first delivery runs then too
         Eventually.until(UP_WITHIN, () -> a.timeouts() > 0);
+        redis.thaw();
         Eventually.until(UP_WITHIN, a::up);
         awaitSettled(held);
         Thread.sleep(500); // room for a second delivery to land, had it been counted

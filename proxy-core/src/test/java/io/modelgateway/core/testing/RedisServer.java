@@ -151,6 +151,28 @@ public final class RedisServer implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
+    /**
+     * SIGSTOP: the server keeps its connections open and answers nothing, as a Redis stuck on a slow disk or a
+     * long script would, until {@link #thaw}.
+     */
+    public void freeze() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a frozen server answers again, everything it was sent meanwhile in order. */
+    public void thaw() throws IOException, InterruptedException {
+        if (running()) {
+            signal("-CONT");
+        }
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+        }
+    }
+
     /** SIGKILL, as a crash: no goodbye to the clients. Waits until it is gone. */
     public void kill() throws InterruptedException {
         if (process != null && process.isAlive()) {

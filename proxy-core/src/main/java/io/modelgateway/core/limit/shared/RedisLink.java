@@ -164,6 +164,7 @@ public final class RedisLink {
                             p.addLast("redis-tls", ssl.newHandler(ch.alloc(), endpoint.host(), endpoint.port()));
                         }
                         p.addLast("redis-decoder", new RedisDecoder());
+                        p.addLast("redis-bounds", new ReplyBounds());
                         p.addLast("redis-bulk", new RedisBulkStringAggregator());
                         p.addLast("redis-array", new RedisArrayAggregator());
                         p.addLast("redis-replies", new Replies());
