@@ -653,16 +653,24 @@ public final class SharedLimiter implements AutoCloseable {
         @Override
         protected void onReply(RedisMessage reply) {
             long[] r = integers(reply, 13);
-            if (r == null) {
-                // An error reply (counted and logged by the lane) or a shape this code does not know.
-                promise.setSuccess(fallback(config, key, model, estimatedTokens));
+            try {
+                if (r == null) {
+                    // An error reply (counted and logged by the lane) or a shape this code does not know.
+                    promise.trySuccess(fallback(config, key, model, estimatedTokens));
+                    return;
+                }
+                a.decided(r, nanoTime());
+            } catch (RuntimeException e) {
+                // An answer this code cannot read: decided by the fallback, and the admission (if it was one) undone.
+                LOG.log(Level.WARNING, "shared limits: cannot read the answer of admit.lua", e);
+                promise.trySuccess(fallback(config, key, model, estimatedTokens));
+                deliver(new SettleCall(a, 0, true));
                 return;
             }
-            a.decided(r, nanoTime());
             if (a.admitted() && a.holdsSlots) {
                 leases.add(a);
             }
-            promise.setSuccess(a);
+            promise.trySuccess(a);
         }
 
         @Override
@@ -670,7 +678,7 @@ public final class SharedLimiter implements AutoCloseable {
             if (failure == Failure.TIMEOUT) {
                 timeouts.increment();
             }
-            promise.setSuccess(fallback(config, key, model, estimatedTokens));
+            promise.trySuccess(fallback(config, key, model, estimatedTokens));
             // The script may still run (slow Redis) or have run (lost connection): cancel it. A cancellation of a
             // check that never ran finds no hold and changes nothing.
             deliver(new SettleCall(a, 0, true));
