@@ -365,8 +365,12 @@ public final class RedisLink {
             // The command did not run (the script cache was emptied: a restart, SCRIPT FLUSH, FLUSHALL ... ASYNC
             // on some versions). Run it again with the body, which caches the script anew; a call that timed out
             // meanwhile is dropped, as it never ran there is nothing to undo.
-            if (!call.timedOut && state == State.READY) {
-                write(call, true, call.deadlineNanos);
+            if (!call.timedOut) {
+                if (state == State.READY) {
+                    write(call, true, call.deadlineNanos);
+                } else {
+                    call.onFailure(RedisCall.Failure.CONNECTION); // every call is answered once
+                }
             }
             return;
         }
