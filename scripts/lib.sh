@@ -106,6 +106,27 @@ ensure_test_tools() {
   fi
 }
 
+# Installs redis-server from Debian's packages when it is missing (root only), for the shared limits' tests.
+# The package would start a system-wide Redis on port 6379; a policy-rc.d that refuses service starts (the
+# Debian way) is put in place for the install only, unless the machine already has one.
+ensure_redis_server() {
+  command -v redis-server >/dev/null 2>&1 && return 0
+  [ -x /usr/bin/redis-server ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "need redis-server: run as root, or install it: apt-get install -y redis-server" >&2
+    return 1
+  fi
+  echo "installing redis-server ..." >&2
+  local policy=/usr/sbin/policy-rc.d placed=
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && placed=1
+  fi
+  local rc=0
+  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server; } >&2 || rc=$?
+  [ -n "$placed" ] && rm -f "$policy"
+  return $rc
+}
+
 # ---- process helpers of the scripts that start servers (bench, soak) ---------------------------------
 # Messages name the script that sourced this file.
 script_name=$(basename "$0")

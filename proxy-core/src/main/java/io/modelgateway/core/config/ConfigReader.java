@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * which name the field's path and line; {@code ${VAR}} expansion; text and mapping readers; the typed readers of a
  * {@link Section}, with the "did you mean" hint for an unknown field.
  *
- * <p>{@link ConfigLoader} (the top level) and one class per section ({@link ServerSection},
+ * <p>{@link ConfigLoader} (the top level) and one class per section ({@link ServerSection}, {@link RedisSection},
  * {@link ProvidersSection}, {@link ModelsSection}, {@link KeysSection}, {@link LimitsSection}) extend it, so that
  * {@code error(...)}, {@code warn(...)}, {@code text(...)} and {@code section(...)} read the same in all of them.
  * It holds nothing but the config's name and environment; every reader of one load shares them.

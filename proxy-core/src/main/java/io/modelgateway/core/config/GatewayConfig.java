@@ -23,6 +23,7 @@ import java.util.Objects;
  * @param server       connection caps, client timeouts and the shutdown drain of the API listener
  * @param upstreamLimits bounds on what an upstream's answer may make the gateway hold
  * @param adminKey     the key of the admin listener's dashboard ({@code admin.key}), or null for none
+ * @param redis        where the replicas share their rate-limit state, or null: each replica counts on its own
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -35,7 +36,8 @@ public record GatewayConfig(
         ReloadConfig reload,
         ServerConfig server,
         UpstreamLimitsConfig upstreamLimits,
-        AdminKey adminKey) {
+        AdminKey adminKey,
+        RedisConfig redis) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -57,7 +59,7 @@ public record GatewayConfig(
             Map<String, ProviderConfig> providers, Map<String, ModelConfig> models, String accessLog,
             HostAndPort adminListen, ReloadConfig reload, ServerConfig server) {
         this(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload, server,
-                UpstreamLimitsConfig.DEFAULT, null);
+                UpstreamLimitsConfig.DEFAULT, null, null);
     }
 
     /**
@@ -67,7 +69,7 @@ public record GatewayConfig(
     public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
             Map<String, ProviderConfig> providers, Map<String, ModelConfig> models) {
         this(listen, maxBodyBytes, keys, providers, models, ACCESS_LOG_STDOUT, null, ReloadConfig.DEFAULT,
-                ServerConfig.DEFAULT, UpstreamLimitsConfig.DEFAULT, null);
+                ServerConfig.DEFAULT, UpstreamLimitsConfig.DEFAULT, null, null);
     }
 
     /**
@@ -76,7 +78,7 @@ public record GatewayConfig(
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server, upstreamLimits, adminKey);
+                server, upstreamLimits, adminKey, redis);
     }
 
     /**

@@ -86,6 +86,18 @@ public final class RateLimiter {
      * is given back. Returns {@link Admission#UNLIMITED} (no allocation) when no scope has any limit.
      */
     public Admission admit(KeyConfig key, ModelConfig model, long estimatedTokens) {
+        return admit(key, model, estimatedTokens, 1);
+    }
+
+    /**
+     * As {@link #admit(KeyConfig, ModelConfig, long)}, with every limit divided by {@code divisor} (rounded down,
+     * at least 1): the share of one replica among {@code divisor} while the counts they normally share (Redis) are
+     * out of reach. The state is the same as for divisor 1, so a limiter should be used with one divisor.
+     */
+    public Admission admit(KeyConfig key, ModelConfig model, long estimatedTokens, int divisor) {
+        if (divisor < 1) {
+            throw new IllegalArgumentException("divisor must be at least 1");
+        }
         LimitsConfig keyLimits = key.limits();
         LimitsConfig pairLimits = key.limitsFor(model.name());
         LimitsConfig modelLimits = model.limits();
@@ -95,14 +107,15 @@ public final class RateLimiter {
         long estimate = Math.max(0, estimatedTokens);
         LimitedAdmission a = new LimitedAdmission(this, key.rateLimitHeaders(), nanoTime.getAsLong());
         // Stop at the first refusal: later scopes are neither checked nor charged.
-        if (!keyLimits.isEmpty() && !hold(a, Scope.key(key.name()), keyLimits, estimate)) {
+        if (!keyLimits.isEmpty() && !hold(a, Scope.key(key.name()), keyLimits, estimate, divisor)) {
             return a;
         }
-        if (!pairLimits.isEmpty() && !hold(a, Scope.keyOnModel(key.name(), model.name()), pairLimits, estimate)) {
+        if (!pairLimits.isEmpty()
+                && !hold(a, Scope.keyOnModel(key.name(), model.name()), pairLimits, estimate, divisor)) {
             return a;
         }
         if (!modelLimits.isEmpty()) {
-            hold(a, Scope.model(model.name()), modelLimits, estimate);
+            hold(a, Scope.model(model.name()), modelLimits, estimate, divisor);
         }
         return a;
     }
@@ -111,12 +124,12 @@ public final class RateLimiter {
      * Reserves in one scope what its limits cover. On a refusal turns {@code a} into the refusal (which gives
      * back every hold, this scope's included) and returns false.
      */
-    private boolean hold(LimitedAdmission a, Scope scope, LimitsConfig limits, long estimate) {
+    private boolean hold(LimitedAdmission a, Scope scope, LimitsConfig limits, long estimate, int divisor) {
         long now = a.admitNanos;
-        long rpm = limits.requestsPerMinute();
-        long tpm = limits.tokensPerMinute();
-        int concurrent = limits.concurrentRequests();
-        long daily = limits.dailyTokens();
+        long rpm = share(limits.requestsPerMinute(), divisor);
+        long tpm = share(limits.tokensPerMinute(), divisor);
+        int concurrent = (int) share(limits.concurrentRequests(), divisor);
+        long daily = share(limits.dailyTokens(), divisor);
         ScopeState state = rpm > 0 || tpm > 0 || daily > 0 ? usage.get(scope, NEW_STATE) : null;
         AtomicInteger counter = concurrent > 0 ? inFlight.get(scope, NEW_COUNTER) : null;
         LimitedAdmission.Hold h = a.hold(state, counter);
@@ -127,9 +140,7 @@ public final class RateLimiter {
                 TokenBucket.Level seen = state.requests.peek(rpm, now);
                 a.reportRequests(rpm, rpm - seen.used(), now + TokenBucket.nanosUntilFull(seen, rpm, now));
                 long wait = Math.max(1, millis(TokenBucket.nanosUntilRoom(seen, 1, rpm, now)));
-                a.refuse(GatewayError.of(ErrorKind.RATE_LIMIT, "Rate limit reached for requests per minute on "
-                        + scope.describe() + ". Please try again in " + RateLimitHeaders.goDuration(wait) + "."),
-                        wait, REQUESTS_PER_MINUTE, true);
+                a.refuse(requestsRefusal(scope, wait), wait, REQUESTS_PER_MINUTE, true);
                 return false;
             }
             h.requestsCapacity = rpm;
@@ -145,10 +156,7 @@ public final class RateLimiter {
                 TokenBucket.Level seen = state.tokens.peek(tpm, now);
                 a.reportTokens(tpm, tpm - seen.used(), now + TokenBucket.nanosUntilFull(seen, tpm, now));
                 long wait = Math.max(1, millis(TokenBucket.nanosUntilRoom(seen, reserve, tpm, now)));
-                a.refuse(GatewayError.of(ErrorKind.RATE_LIMIT_TOKENS, "Rate limit reached for tokens per minute on "
-                        + scope.describe() + " (limit " + tpm + ", used " + seen.used() + ", requested " + reserve
-                        + "). Please try again in " + RateLimitHeaders.goDuration(wait) + "."),
-                        wait, TOKENS_PER_MINUTE, true);
+                a.refuse(tokensRefusal(scope, tpm, seen.used(), reserve, wait), wait, TOKENS_PER_MINUTE, true);
                 return false;
             }
             h.tokensCapacity = tpm;
@@ -160,10 +168,8 @@ public final class RateLimiter {
             for (;;) {
                 int n = counter.get();
                 if (n >= concurrent) {
-                    a.refuse(GatewayError.of(ErrorKind.RATE_LIMIT, "Rate limit reached for concurrent requests on "
-                            + scope.describe() + " (limit " + concurrent + " in flight). Please try again in "
-                            + RateLimitHeaders.goDuration(CONCURRENCY_RETRY_MILLIS) + "."),
-                            CONCURRENCY_RETRY_MILLIS, CONCURRENT_REQUESTS, true);
+                    a.refuse(concurrencyRefusal(scope, concurrent), CONCURRENCY_RETRY_MILLIS, CONCURRENT_REQUESTS,
+                            true);
                     return false;
                 }
                 if (counter.compareAndSet(n, n + 1)) {
@@ -179,9 +185,7 @@ public final class RateLimiter {
             if (!state.daily.take(estimate, daily, today)) {
                 long wait = (today + 1) * DailyBudget.DAY_MILLIS - wall;
                 // x-should-retry: false, since no retry an SDK would make within its minute of patience can pass.
-                a.refuse(GatewayError.of(ErrorKind.RATE_LIMIT_TOKENS, "Daily token limit reached on "
-                        + scope.describe() + " (limit " + daily + " tokens per UTC day). It resets at 00:00 UTC, in "
-                        + RateLimitHeaders.goDuration(wait) + "."), wait, DAILY_TOKENS, false);
+                a.refuse(dailyRefusal(scope, daily, wait), wait, DAILY_TOKENS, false);
                 return false;
             }
             h.dailyHeld = true;
@@ -189,6 +193,37 @@ public final class RateLimiter {
             h.dailyReserved = estimate;
         }
         return true;
+    }
+
+    /** One replica's share of {@code limit} (0: none) among {@code divisor}: rounded down, never below 1. */
+    static long share(long limit, int divisor) {
+        return limit == 0 || divisor == 1 ? limit : Math.max(1, limit / divisor);
+    }
+
+    // The 429 messages, one per limit; the shared limiter words its refusals with these too, so a caller cannot
+    // tell which of the two refused.
+
+    static GatewayError requestsRefusal(Scope scope, long waitMillis) {
+        return GatewayError.of(ErrorKind.RATE_LIMIT, "Rate limit reached for requests per minute on "
+                + scope.describe() + ". Please try again in " + RateLimitHeaders.goDuration(waitMillis) + ".");
+    }
+
+    static GatewayError tokensRefusal(Scope scope, long tpm, long used, long requested, long waitMillis) {
+        return GatewayError.of(ErrorKind.RATE_LIMIT_TOKENS, "Rate limit reached for tokens per minute on "
+                + scope.describe() + " (limit " + tpm + ", used " + used + ", requested " + requested
+                + "). Please try again in " + RateLimitHeaders.goDuration(waitMillis) + ".");
+    }
+
+    static GatewayError concurrencyRefusal(Scope scope, long concurrent) {
+        return GatewayError.of(ErrorKind.RATE_LIMIT, "Rate limit reached for concurrent requests on "
+                + scope.describe() + " (limit " + concurrent + " in flight). Please try again in "
+                + RateLimitHeaders.goDuration(CONCURRENCY_RETRY_MILLIS) + ".");
+    }
+
+    static GatewayError dailyRefusal(Scope scope, long daily, long waitMillis) {
+        return GatewayError.of(ErrorKind.RATE_LIMIT_TOKENS, "Daily token limit reached on " + scope.describe()
+                + " (limit " + daily + " tokens per UTC day). It resets at 00:00 UTC, in "
+                + RateLimitHeaders.goDuration(waitMillis) + ".");
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -43,6 +44,9 @@ import java.util.function.LongSupplier;
  *   gateway_inflight_exchanges                                  gauge, started − ended
  *   gateway_upstream_connections                                gauge, from the supplier given
  *   gateway_access_log_dropped_total                            counter, when {@link #accessLogDrops} is set
+ *   gateway_shared_state_up                                     gauge, when {@link #sharedState} is set
+ *   gateway_shared_state_errors_total{reason}                   counter, reason timeout|connection|redis_error
+ *   gateway_shared_state_fallbacks_total                        counter, limit checks the fallback decided
  * </pre>
  * Label values: a missing key is {@code none}, a missing model {@code unknown}, a missing provider
  * {@code none}, no response head is status {@code 0}. Only configured model and key names (and the
@@ -225,6 +229,38 @@ public final class GatewayMetrics implements ExchangeObserver {
                 .name("gateway_access_log_dropped_total")
                 .help("Access-log lines dropped because the writer fell behind (queue full) or failed.")
                 .callback(cb -> cb.call(dropped.getAsLong()))
+                .register(registry);
+    }
+
+    /**
+     * Adds the metrics of the limits shared through Redis, read at scrape time from the suppliers (which must be
+     * safe to call from any thread): {@code gateway_shared_state_up} (1 while limit checks go to Redis, 0 while the
+     * fallback decides them), {@code gateway_shared_state_errors_total{reason}} (calls that got no reply within
+     * the timeout, connections that failed or were lost, errors Redis answered) and
+     * {@code gateway_shared_state_fallbacks_total}. Call once, before serving, when the config has a redis block.
+     */
+    public void sharedState(BooleanSupplier up, LongSupplier timeouts, LongSupplier connectionErrors,
+            LongSupplier redisErrors, LongSupplier fallbacks) {
+        GaugeWithCallback.builder()
+                .name("gateway_shared_state_up")
+                .help("1 while rate-limit checks use the state shared through Redis, 0 while the fallback decides.")
+                .callback(cb -> cb.call(up.getAsBoolean() ? 1 : 0))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("gateway_shared_state_errors_total")
+                .help("Failed calls to the shared rate-limit state, by reason: timeout (no reply within timeout_ms), "
+                        + "connection (refused or lost), redis_error (an error Redis answered).")
+                .labelNames("reason")
+                .callback(cb -> {
+                    cb.call(timeouts.getAsLong(), "timeout");
+                    cb.call(connectionErrors.getAsLong(), "connection");
+                    cb.call(redisErrors.getAsLong(), "redis_error");
+                })
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("gateway_shared_state_fallbacks_total")
+                .help("Rate-limit checks decided by the fallback because the shared state could not answer.")
+                .callback(cb -> cb.call(fallbacks.getAsLong()))
                 .register(registry);
     }
 

@@ -225,8 +225,8 @@ class ConfigLoaderTest {
     void parse_unknownTopLevelField_listsAllowedFieldsAndSuggests() {
         assertError(withKeys("modles: {}"))
                 .hasMessage("modles: unknown field (did you mean models?); allowed: listen, max_body_bytes,"
-                        + " development_key, keys, providers, models, access_log, admin, reload, server, upstream_limits"
-                        + " (test.yaml:5)");
+                        + " development_key, keys, providers, models, access_log, admin, reload, server, upstream_limits,"
+                        + " redis (test.yaml:5)");
     }
 
     @Test

@@ -68,6 +68,35 @@ class ShippedConfigTest {
     }
 
     @Test
+    void defaultConfig_redisBlockUncommented_loadsTheDefaultsItShows() throws Exception {
+        String text = java.nio.file.Files.readString(DEFAULT);
+        StringBuilder uncommented = new StringBuilder();
+        boolean inBlock = false;
+        for (String line : text.split("\n", -1)) {
+            if (line.equals("# redis:")) {
+                inBlock = true;
+            } else if (inBlock && !line.startsWith("#   ")) {
+                inBlock = false;
+            }
+            uncommented.append(inBlock ? line.substring(2) : line).append('\n');
+        }
+        assertThat(config(text).redis()).isNull();
+
+        RedisConfig redis = config(uncommented.toString()).redis();
+
+        assertThat(redis).isEqualTo(new RedisConfig("127.0.0.1", 6379, 0, false, null, "pw-from-env", 50, "mgw:",
+                RedisConfig.Fallback.LOCAL, 2, 10_000));
+        assertThat(redis.timeoutMs()).isEqualTo(RedisConfig.DEFAULT_TIMEOUT_MS);
+        assertThat(redis.keyPrefix()).isEqualTo(RedisConfig.DEFAULT_KEY_PREFIX);
+        assertThat(redis.replicasHint()).isEqualTo(RedisConfig.DEFAULT_REPLICAS_HINT);
+        assertThat(redis.leaseTtlMs()).isEqualTo(RedisConfig.DEFAULT_LEASE_TTL_MS);
+    }
+
+    private static GatewayConfig config(String yaml) throws ConfigException {
+        return ConfigLoader.parse(yaml, "gateway.yaml", Map.of("REDIS_PASSWORD", "pw-from-env"), null);
+    }
+
+    @Test
     void limitsExample_withFakeEnv_bindsKeyKeyModelAndModelLimits() throws Exception {
         GatewayConfig config = ConfigLoader.load(CONF.resolve("examples/limits.yaml"),
                 Map.of("TEAM_KEY", "sk-fake-team", "LOADTEST_KEY", "sk-fake-loadtest"), null);

@@ -20,6 +20,26 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void sharedState_readsTheSuppliersAtScrape() {
+        AtomicLong timeouts = new AtomicLong();
+        boolean[] up = {true};
+        metrics.sharedState(() -> up[0], timeouts::get, () -> 2, () -> 0, () -> 7);
+
+        String before = metrics.scrapeText();
+        up[0] = false;
+        timeouts.set(3);
+        String after = metrics.scrapeText();
+
+        assertThat(before).contains("gateway_shared_state_up 1.0")
+                .contains("gateway_shared_state_errors_total{reason=\"timeout\"} 0.0")
+                .contains("gateway_shared_state_errors_total{reason=\"connection\"} 2.0")
+                .contains("gateway_shared_state_errors_total{reason=\"redis_error\"} 0.0")
+                .contains("gateway_shared_state_fallbacks_total 7.0");
+        assertThat(after).contains("gateway_shared_state_up 0.0")
+                .contains("gateway_shared_state_errors_total{reason=\"timeout\"} 3.0");
+    }
+
+    @Test
     void streamedExchange_countsRequestLatenciesAndTokens() {
         exchange(Records.stream("team-a", "gpt-4o-mini"));
         exchange(Records.stream("team-a", "gpt-4o-mini"));

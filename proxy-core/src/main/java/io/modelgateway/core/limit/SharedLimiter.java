@@ -1,0 +1,814 @@
+package io.modelgateway.core.limit;
+
+import io.modelgateway.core.exchange.Admission;
+
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.core.config.KeyConfig;
+import io.modelgateway.core.config.LimitsConfig;
+import io.modelgateway.core.config.ModelConfig;
+import io.modelgateway.core.config.RedisConfig;
+import io.modelgateway.core.limit.shared.LuaScript;
+import io.modelgateway.core.limit.shared.RedisCall;
+import io.modelgateway.core.limit.shared.RedisLink;
+import io.modelgateway.core.limit.shared.Resp;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.IntegerRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.resolver.dns.DnsAddressResolverGroup;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.net.ssl.SSLException;
+
+/**
+ * Rate limits whose counts all replicas share through Redis (the config's {@code redis} block): requests and tokens
+ * per minute, daily token budgets and concurrent requests of every key, key on a model, and model, with the
+ * semantics of {@link RateLimiter} (the same buckets, the same 429s and headers), kept in Redis and changed by
+ * Lua scripts ({@code admit.lua}, {@code settle.lua}, {@code renew.lua} in {@code limit/shared}), one atomic
+ * {@code EVALSHA} per check.
+ *
+ * <p><b>Threads.</b> {@link #admit} is called on the exchange's event loop and returns a future that completes on
+ * that loop: the check goes out on that loop's own connection ({@link RedisLink}) and the reply completes it
+ * there, so the request waits without holding a thread and nothing crosses threads. A check that is decided at
+ * once (no limit, or Redis known to be away) returns a future already done.
+ *
+ * <p><b>Faults.</b> The state machine has three states: starting, up, down; each change is logged once. A check
+ * that gets no reply within {@code timeout_ms}, a connection that fails, or an error from Redis turns the state to
+ * down (and counts an error); while down, every check is decided by the fallback at once ({@code local}: the
+ * local {@link RateLimiter} with every limit divided by {@code replicas_hint}; {@code deny}: 429;
+ * {@code allow}: admitted). A probe on one loop, every {@link #PROBE_MILLIS}, runs a script on Redis; when it
+ * answers in time the state is up again and every loop reconnects. No exception reaches a caller; a future never
+ * fails.
+ *
+ * <p><b>Counting once.</b> Every shared admission has an id and a hold in Redis; its settlement deletes the hold
+ * first and does nothing when it is gone. So a settlement is resent (after a timeout or a lost connection) without
+ * counting twice, and a check that timed out is cancelled (a settlement that also gives back the request) without
+ * knowing whether it ran. Concurrency slots are leases with a TTL ({@code lease_ttl_ms}), renewed by this replica
+ * every third of it while their exchange runs: the slots of a replica that dies free themselves.
+ */
+public final class SharedLimiter implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(SharedLimiter.class.getName());
+
+    /** The probe's period while Redis is away: how soon shared counts take over again once it answers. */
+    static final long PROBE_MILLIS = 200;
+    /** A settlement not delivered (Redis away) is retried this often, as long as it is kept. */
+    static final long RETRY_MILLIS = 200;
+    /** Settlements kept per loop for delivery later; past it the oldest is dropped (its reservations expire). */
+    static final int MAX_DEFERRED = 100_000;
+    /** A hold outlives any exchange (total_ms is at most a day), so that its settlement still finds it. */
+    static final long HOLD_TTL_MILLIS = 25 * 3_600_000L;
+    /** Leases renewed per script call, at most. */
+    static final int RENEW_BATCH = 256;
+    /** Token counts sent to Redis are clamped here: Lua numbers are doubles, exact up to 2^53. */
+    static final long MAX_TOKENS = 1L << 53;
+
+    /** What a {@code deny} fallback refuses with, in metrics and records. */
+    public static final String SHARED_STATE_UNAVAILABLE = "shared_state_unavailable";
+
+    static final LuaScript ADMIT = LuaScript.load("admit.lua");
+    static final LuaScript SETTLE = LuaScript.load("settle.lua");
+    static final LuaScript RENEW = LuaScript.load("renew.lua");
+    private static final List<LuaScript> SCRIPTS = List.of(ADMIT, SETTLE, RENEW);
+
+    private static final int STARTING = 0;
+    private static final int UP = 1;
+    private static final int DOWN = 2;
+
+    private final EventLoopGroup group;
+    private final EventLoop home;
+    private final Class<? extends SocketChannel> channelType;
+    private final DnsAddressResolverGroup resolver;
+    private final LongSupplier redisMicros;
+    private final LongSupplier nanoTime;
+    private final LongSupplier epochMillis;
+    private final RateLimiter local;
+    /** This replica's part of every admission id; random, so replicas (and restarts) never share ids. */
+    private final String replicaId;
+    private final AtomicLong sequence = new AtomicLong();
+
+    private volatile RedisConfig config;
+    private volatile SslContext ssl;
+    /** One lane (a connection and its undelivered settlements) per event loop that asked; replaced on a new server. */
+    private volatile Map<EventLoop, Lane> lanes = new ConcurrentHashMap<>();
+    private final AtomicInteger state = new AtomicInteger(STARTING);
+    private volatile boolean closed;
+    /** Admitted shared admissions holding concurrency leases, until settled: what the renewal renews. */
+    private final Set<SharedAdmission> leases = ConcurrentHashMap.newKeySet();
+
+    private final LongAdder timeouts = new LongAdder();
+    private final LongAdder connectionErrors = new LongAdder();
+    private final LongAdder redisErrors = new LongAdder();
+    private final LongAdder fallbacks = new LongAdder();
+
+    private final ScheduledFuture<?> prober;
+    private volatile ScheduledFuture<?> renewer;
+    /** On the home loop: a probe is on its way. */
+    private boolean probing;
+
+    /**
+     * Starts connecting at once (each loop's connection on first use; the probe's on the home loop now). Until
+     * Redis answered, checks are decided by the fallback; {@link #awaitUp} waits for it.
+     *
+     * @param group        the gateway's event loops: connections live on them
+     * @param channelType  the socket channel class of {@code group}'s transport
+     * @param datagramType the datagram channel class of that transport (DNS lookups of the Redis host)
+     */
+    public SharedLimiter(RedisConfig config, EventLoopGroup group, Class<? extends SocketChannel> channelType,
+            Class<? extends DatagramChannel> datagramType) {
+        this(config, group, channelType, datagramType, null, System::nanoTime, System::currentTimeMillis);
+    }
+
+    /**
+     * @param redisMicros the clock of the shared buckets in microseconds since the epoch, or null for Redis's own
+     *                    ({@code TIME}), which every replica then agrees on; tests pass theirs to stop time
+     * @param nanoTime    the monotonic clock of the reset headers (and of the local fallback)
+     * @param epochMillis the wall clock of the Anthropic reset instants (and of the local fallback's days)
+     */
+    SharedLimiter(RedisConfig config, EventLoopGroup group, Class<? extends SocketChannel> channelType,
+            Class<? extends DatagramChannel> datagramType, LongSupplier redisMicros, LongSupplier nanoTime,
+            LongSupplier epochMillis) {
+        this.config = config;
+        this.group = group;
+        this.home = group.next();
+        this.channelType = channelType;
+        this.resolver = new DnsAddressResolverGroup(new DnsNameResolverBuilder().datagramChannelType(datagramType));
+        this.redisMicros = redisMicros;
+        this.nanoTime = nanoTime;
+        this.epochMillis = epochMillis;
+        this.local = new RateLimiter(nanoTime, epochMillis);
+        byte[] random = new byte[6];
+        new SecureRandom().nextBytes(random);
+        this.replicaId = HexFormat.of().formatHex(random);
+        this.ssl = config.tls() ? newSslContext() : null;
+        connectAll();
+        this.prober = home.scheduleWithFixedDelay(this::probe, 0, PROBE_MILLIS, TimeUnit.MILLISECONDS);
+        scheduleRenewal(config.leaseTtlMs());
+    }
+
+    /**
+     * Makes a lane for every loop of the group and starts connecting it: a check on a loop whose connection is not
+     * up yet is decided by the fallback, so every loop should have one before the first request.
+     */
+    private void connectAll() {
+        for (EventExecutor e : group) {
+            lane((EventLoop) e).link.connect();
+        }
+    }
+
+    // ---- admission
+
+    /**
+     * Checks every limit of {@code key} on {@code model} against the shared counts and, if all admit, reserves (one
+     * request, {@code estimatedTokens} per minute and on the day, a concurrency slot), as
+     * {@link RateLimiter#admit(KeyConfig, ModelConfig, long)} does.
+     *
+     * @param loop the exchange's event loop; best called on it (from elsewhere the check first moves there)
+     * @return completes on {@code loop}, never fails: with {@link Admission#UNLIMITED} (done at once) when nothing
+     *         limits the request, with the shared decision, or with the fallback's when Redis cannot answer within
+     *         {@code timeout_ms}
+     */
+    public Future<Admission> admit(KeyConfig key, ModelConfig model, long estimatedTokens, EventLoop loop) {
+        LimitsConfig keyLimits = key.limits();
+        LimitsConfig pairLimits = key.limitsFor(model.name());
+        LimitsConfig modelLimits = model.limits();
+        if (keyLimits.isEmpty() && pairLimits.isEmpty() && modelLimits.isEmpty()) {
+            return loop.newSucceededFuture(Admission.UNLIMITED);
+        }
+        Promise<Admission> promise = loop.newPromise();
+        if (loop.inEventLoop()) {
+            admit(key, model, estimatedTokens, loop, promise);
+        } else {
+            loop.execute(() -> admit(key, model, estimatedTokens, loop, promise));
+        }
+        return promise;
+    }
+
+    private void admit(KeyConfig key, ModelConfig model, long estimatedTokens, EventLoop loop,
+            Promise<Admission> promise) {
+        try {
+            RedisConfig c = config;
+            if (closed || state.get() != UP) {
+                promise.setSuccess(fallback(c, key, model, estimatedTokens));
+                return;
+            }
+            Lane lane = lane(loop);
+            if (!lane.link.ready()) {
+                lane.link.connect();
+                promise.setSuccess(fallback(c, key, model, estimatedTokens));
+                return;
+            }
+            Scope[] scopes = new Scope[3];
+            LimitsConfig[] limits = new LimitsConfig[3];
+            int n = 0;
+            if (!key.limits().isEmpty()) {
+                scopes[n] = Scope.key(key.name());
+                limits[n++] = key.limits();
+            }
+            LimitsConfig pair = key.limitsFor(model.name());
+            if (!pair.isEmpty()) {
+                scopes[n] = Scope.keyOnModel(key.name(), model.name());
+                limits[n++] = pair;
+            }
+            if (!model.limits().isEmpty()) {
+                scopes[n] = Scope.model(model.name());
+                limits[n++] = model.limits();
+            }
+            long estimate = Math.min(MAX_TOKENS, Math.max(0, estimatedTokens));
+            SharedAdmission a = new SharedAdmission(this, loop, replicaId + "-" + sequence.incrementAndGet(),
+                    c.keyPrefix(), c.leaseTtlMs(), key.rateLimitHeaders(), scopes, limits, n, estimate);
+            AdmitCall call = new AdmitCall(a, promise, key, model, estimatedTokens);
+            if (!lane.link.send(call)) {
+                promise.setSuccess(fallback(c, key, model, estimatedTokens));
+            }
+        } catch (RuntimeException e) {
+            // Never let a bug here reach the caller as an exception: the fallback still decides.
+            LOG.log(Level.WARNING, "shared limits: check failed, the fallback decides", e);
+            if (!promise.isDone()) {
+                promise.setSuccess(fallback(config, key, model, estimatedTokens));
+            }
+        }
+    }
+
+    private Admission fallback(RedisConfig c, KeyConfig key, ModelConfig model, long estimatedTokens) {
+        fallbacks.increment();
+        switch (c.fallback()) {
+            case ALLOW:
+                return Admission.UNLIMITED;
+            case DENY:
+                LimitedAdmission refused = new LimitedAdmission(local, false, 0);
+                refused.refuse(GatewayError.of(ErrorKind.RATE_LIMIT, "The limits of this key cannot be checked right"
+                        + " now. Please try again in " + RateLimitHeaders.goDuration(RateLimiter.CONCURRENCY_RETRY_MILLIS)
+                        + "."), RateLimiter.CONCURRENCY_RETRY_MILLIS, SHARED_STATE_UNAVAILABLE, true);
+                return refused;
+            case LOCAL:
+            default:
+                return local.admit(key, model, estimatedTokens, c.replicasHint());
+        }
+    }
+
+    /** Settles {@code a} (admitted, first call): called by {@link SharedAdmission#settle}, on any thread. */
+    void settle(SharedAdmission a, long actualTokens) {
+        if (a.holdsSlots) {
+            leases.remove(a);
+        }
+        long actual = Math.min(MAX_TOKENS, Math.max(0, actualTokens));
+        SettleCall call = new SettleCall(a, actual, false);
+        if (a.loop.inEventLoop()) {
+            deliver(call);
+        } else {
+            a.loop.execute(() -> deliver(call));
+        }
+    }
+
+    private void deliver(SettleCall call) {
+        if (closed) {
+            return;
+        }
+        lane(call.a.loop).sendOrDefer(call);
+    }
+
+    // ---- connections
+
+    private Lane lane(EventLoop loop) {
+        Map<EventLoop, Lane> all = lanes;
+        Lane lane = all.get(loop);
+        if (lane == null) {
+            lane = all.computeIfAbsent(loop, l -> new Lane(l, config, ssl));
+        }
+        return lane;
+    }
+
+    /**
+     * One loop's connection and the settlements waiting for it. Confined to that loop, but for {@link #link}'s
+     * thread-safe {@code connect} and {@code close}.
+     */
+    private final class Lane implements RedisLink.Events {
+        final RedisLink link;
+        final ArrayDeque<SettleCall> deferred = new ArrayDeque<>();
+        final Runnable retry = this::retry;
+        boolean retryScheduled;
+
+        Lane(EventLoop loop, RedisConfig c, SslContext ssl) {
+            link = new RedisLink(loop, c, ssl, SCRIPTS, channelType, resolver, this);
+        }
+
+        void sendOrDefer(SettleCall call) {
+            if (state.get() == UP && link.ready() && deferred.isEmpty() && link.send(call)) {
+                return;
+            }
+            defer(call);
+        }
+
+        void defer(SettleCall call) {
+            if (deferred.size() >= MAX_DEFERRED) {
+                deferred.poll(); // its hold and leases expire in Redis; the per-minute part refills within a minute
+            }
+            deferred.add(call);
+            if (!retryScheduled && !closed) {
+                retryScheduled = true;
+                link.loop().schedule(retry, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        void retry() {
+            retryScheduled = false;
+            if (closed) {
+                deferred.clear();
+                return;
+            }
+            if (!link.ready()) {
+                link.connect();
+            } else if (state.get() == UP) {
+                SettleCall c;
+                while ((c = deferred.peek()) != null && link.send(c)) {
+                    deferred.poll();
+                }
+            }
+            if (!deferred.isEmpty() && !retryScheduled) {
+                retryScheduled = true;
+                link.loop().schedule(retry, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        @Override
+        public void ready(RedisLink l) {
+            if (!deferred.isEmpty() && state.get() == UP) {
+                retry();
+            }
+        }
+
+        @Override
+        public void failed(RedisLink l, RedisCall.Failure failure, String detail) {
+            if (failure == RedisCall.Failure.CONNECTION) {
+                connectionErrors.increment();
+            }
+            markDown(detail);
+        }
+
+        @Override
+        public void errorReply(RedisLink l, String message) {
+            redisErrors.increment();
+            markDown("Redis answered: " + abbreviate(message));
+        }
+    }
+
+    // ---- the state machine
+
+    private void markUp() {
+        int before = state.getAndSet(UP);
+        if (before == UP) {
+            return;
+        }
+        RedisConfig c = config;
+        if (before == STARTING) {
+            LOG.info("shared limits: Redis at " + c.endpoint() + " in use; every replica shares the counts");
+        } else {
+            LOG.info("shared limits: Redis at " + c.endpoint() + " answers again; shared counts in force");
+        }
+        for (Lane lane : lanes.values()) {
+            lane.link.connect();
+            lane.link.loop().execute(() -> {
+                if (!lane.deferred.isEmpty()) {
+                    lane.retry();
+                }
+            });
+        }
+    }
+
+    private void markDown(String why) {
+        int before = state.get();
+        if (before == DOWN || closed || !state.compareAndSet(before, DOWN)) {
+            return;
+        }
+        RedisConfig c = config;
+        LOG.warning("shared limits: " + (before == STARTING ? "cannot use " : "lost ") + "Redis at " + c.endpoint()
+                + " (" + why + "); " + describeFallback(c) + " until it answers again");
+    }
+
+    private static String describeFallback(RedisConfig c) {
+        return switch (c.fallback()) {
+            case LOCAL -> "each replica enforces its share of every limit (limit / " + c.replicasHint() + ")";
+            case DENY -> "requests with limits are refused (429)";
+            case ALLOW -> "requests are admitted unchecked";
+        };
+    }
+
+    /** On the home loop, every {@link #PROBE_MILLIS}: while Redis is away, asks it to run a script. */
+    private void probe() {
+        if (closed || state.get() == UP || probing) {
+            return;
+        }
+        Lane lane = lane(home);
+        if (!lane.link.ready()) {
+            lane.link.connect();
+            return;
+        }
+        probing = true;
+        RenewCall probe = new RenewCall(List.of(), config.leaseTtlMs(), ok -> {
+            probing = false;
+            if (ok) {
+                markUp();
+            }
+        });
+        if (!lane.link.send(probe)) {
+            probing = false;
+        }
+    }
+
+    private void scheduleRenewal(int leaseTtlMs) {
+        long every = Math.max(1, leaseTtlMs / 3);
+        renewer = home.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** On the home loop: renews the leases of every exchange of this replica still running. */
+    private void renew() {
+        if (closed || leases.isEmpty() || state.get() != UP) {
+            return;
+        }
+        Lane lane = lane(home);
+        if (!lane.link.ready()) {
+            lane.link.connect();
+            return;
+        }
+        int ttl = config.leaseTtlMs();
+        List<SharedAdmission> batch = new ArrayList<>(Math.min(RENEW_BATCH, leases.size()));
+        for (Iterator<SharedAdmission> it = leases.iterator(); it.hasNext(); ) {
+            batch.add(it.next());
+            if (batch.size() == RENEW_BATCH || !it.hasNext()) {
+                lane.link.send(new RenewCall(batch, ttl, ok -> { }));
+                batch = new ArrayList<>(RENEW_BATCH);
+            }
+        }
+    }
+
+    // ---- life cycle
+
+    /**
+     * Takes a reloaded {@code redis} block. Timeout, fallback, replicas hint and lease TTL apply to the next check;
+     * another server, database, credential or key prefix makes every connection anew (state starting again).
+     */
+    public void reconfigure(RedisConfig next) {
+        RedisConfig before = config;
+        config = next;
+        if (!before.sameServer(next)) {
+            ssl = next.tls() ? newSslContext() : null;
+            Map<EventLoop, Lane> old = lanes;
+            lanes = new ConcurrentHashMap<>();
+            for (Lane lane : old.values()) {
+                lane.link.close();
+            }
+            state.set(STARTING);
+            connectAll();
+            LOG.info("shared limits: the redis block now names " + next.endpoint() + "; connecting");
+        } else {
+            for (Lane lane : lanes.values()) {
+                lane.link.timeoutMillis(next.timeoutMs());
+            }
+        }
+        if (before.leaseTtlMs() != next.leaseTtlMs()) {
+            ScheduledFuture<?> r = renewer;
+            r.cancel(false);
+            scheduleRenewal(next.leaseTtlMs());
+        }
+    }
+
+    /**
+     * Waits (blocking: not on an event loop) until Redis answered and every loop's connection is up, at most
+     * {@code max}; true when they are. For a start that should not send its first requests to the fallback.
+     */
+    public boolean awaitUp(Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (state.get() != UP || !lanes.values().stream().allMatch(l -> l.link.ready())) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.sleep(5);
+        }
+        return true;
+    }
+
+    /** Whether checks go to Redis now (the {@code gateway_shared_state_up} gauge). */
+    public boolean up() {
+        return state.get() == UP;
+    }
+
+    /** Checks that got no reply within {@code timeout_ms} (settlements and renewals included). */
+    public long timeouts() {
+        return timeouts.sum();
+    }
+
+    /** Connection attempts that failed and connections lost. */
+    public long connectionErrors() {
+        return connectionErrors.sum();
+    }
+
+    /** Errors Redis answered (wrong password, out of memory, a script error). */
+    public long redisErrors() {
+        return redisErrors.sum();
+    }
+
+    /** Checks the fallback decided. */
+    public long fallbacks() {
+        return fallbacks.sum();
+    }
+
+    public RedisConfig config() {
+        return config;
+    }
+
+    /** Stops probing and renewing and closes every connection; later checks go to the fallback. */
+    @Override
+    public void close() {
+        closed = true;
+        prober.cancel(false);
+        renewer.cancel(false);
+        for (Lane lane : lanes.values()) {
+            lane.link.close();
+        }
+        resolver.close();
+    }
+
+    long nanoTime() {
+        return nanoTime.getAsLong();
+    }
+
+    long epochMillis() {
+        return epochMillis.getAsLong();
+    }
+
+    private long scriptNow() {
+        return redisMicros == null ? -1 : redisMicros.getAsLong();
+    }
+
+    private static SslContext newSslContext() {
+        try {
+            // Netty 4.2 verifies the host name of a client's peer by default.
+            return SslContextBuilder.forClient()
+                    .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                    .build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot build the TLS client context for Redis", e);
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 200 ? s : s.substring(0, 200) + "...";
+    }
+
+    // ---- the calls
+
+    /** Writes the keys every script of one admission takes: per scope its usage hash and lease set, then its hold. */
+    private static void keys(ByteBuf out, SharedAdmission a) {
+        for (int i = 0; i < a.count; i++) {
+            Resp.bulk(out, a.usageKeys[i]);
+            Resp.bulk(out, a.leaseKeys[i]);
+        }
+        Resp.bulk(out, a.holdKey);
+    }
+
+    private static long[] integers(RedisMessage reply, int size) {
+        if (!(reply instanceof ArrayRedisMessage array) || array.children().size() != size) {
+            return null;
+        }
+        long[] r = new long[size];
+        for (int i = 0; i < size; i++) {
+            if (!(array.children().get(i) instanceof IntegerRedisMessage n)) {
+                return null;
+            }
+            r[i] = n.value();
+        }
+        return r;
+    }
+
+    /** admit.lua for one admission; its outcome completes the caller's promise. */
+    private final class AdmitCall extends RedisCall {
+        final SharedAdmission a;
+        final Promise<Admission> promise;
+        final KeyConfig key;
+        final ModelConfig model;
+        final long estimatedTokens;
+
+        AdmitCall(SharedAdmission a, Promise<Admission> promise, KeyConfig key, ModelConfig model,
+                long estimatedTokens) {
+            this.a = a;
+            this.promise = promise;
+            this.key = key;
+            this.model = model;
+            this.estimatedTokens = estimatedTokens;
+        }
+
+        @Override
+        protected LuaScript script() {
+            return ADMIT;
+        }
+
+        @Override
+        protected void encode(ByteBuf out, boolean withBody) {
+            scriptHeader(out, ADMIT, withBody, 2 * a.count + 1, 6 + 5 * a.count);
+            keys(out, a);
+            Resp.bulk(out, scriptNow());
+            Resp.bulk(out, a.id);
+            Resp.bulk(out, a.leaseTtlMillis);
+            Resp.bulk(out, HOLD_TTL_MILLIS);
+            Resp.bulk(out, a.estimate);
+            Resp.bulk(out, a.count);
+            for (int i = 0; i < a.count; i++) {
+                LimitsConfig l = a.limits[i];
+                Resp.bulk(out, l.requestsPerMinute());
+                Resp.bulk(out, l.tokensPerMinute());
+                Resp.bulk(out, l.concurrentRequests());
+                Resp.bulk(out, l.dailyTokens());
+                Resp.bulk(out, a.tokensReserved(i));
+            }
+        }
+
+        @Override
+        protected void onReply(RedisMessage reply) {
+            long[] r = integers(reply, 13);
+            try {
+                if (r == null) {
+                    // An error reply (counted and logged by the lane) or a shape this code does not know.
+                    promise.trySuccess(fallback(config, key, model, estimatedTokens));
+                    return;
+                }
+                a.decided(r, nanoTime());
+            } catch (RuntimeException e) {
+                // An answer this code cannot read: decided by the fallback, and the admission (if it was one) undone.
+                LOG.log(Level.WARNING, "shared limits: cannot read the answer of admit.lua", e);
+                promise.trySuccess(fallback(config, key, model, estimatedTokens));
+                deliver(new SettleCall(a, 0, true));
+                return;
+            }
+            if (a.admitted() && a.holdsSlots) {
+                leases.add(a);
+            }
+            promise.trySuccess(a);
+        }
+
+        @Override
+        protected void onFailure(Failure failure) {
+            if (failure == Failure.TIMEOUT) {
+                timeouts.increment();
+            }
+            promise.trySuccess(fallback(config, key, model, estimatedTokens));
+            // The script may still run (slow Redis) or have run (lost connection): cancel it. A cancellation of a
+            // check that never ran finds no hold and changes nothing.
+            deliver(new SettleCall(a, 0, true));
+        }
+    }
+
+    /** settle.lua for one admission: a settlement, or (refund) the cancellation of a check that timed out. */
+    private final class SettleCall extends RedisCall {
+        /** Deliveries tried, at most this many: past them the hold and leases expire in Redis on their own. */
+        static final int MAX_ATTEMPTS = 50;
+
+        final SharedAdmission a;
+        final long actual;
+        final boolean refund;
+        int attempts;
+
+        SettleCall(SharedAdmission a, long actual, boolean refund) {
+            this.a = a;
+            this.actual = actual;
+            this.refund = refund;
+        }
+
+        @Override
+        protected LuaScript script() {
+            return SETTLE;
+        }
+
+        @Override
+        protected void encode(ByteBuf out, boolean withBody) {
+            attempts++;
+            scriptHeader(out, SETTLE, withBody, 2 * a.count + 1, 5 + 6 * a.count);
+            keys(out, a);
+            Resp.bulk(out, scriptNow());
+            Resp.bulk(out, a.id);
+            Resp.bulk(out, actual);
+            Resp.bulk(out, refund ? 1 : 0);
+            Resp.bulk(out, a.count);
+            for (int i = 0; i < a.count; i++) {
+                LimitsConfig l = a.limits[i];
+                Resp.bulk(out, l.requestsPerMinute());
+                Resp.bulk(out, l.tokensPerMinute());
+                Resp.bulk(out, a.tokensReserved(i));
+                Resp.bulk(out, l.concurrentRequests() > 0 ? 1 : 0);
+                Resp.bulk(out, l.dailyTokens() > 0 ? 1 : 0);
+                Resp.bulk(out, l.dailyTokens() > 0 ? a.estimate : 0);
+            }
+        }
+
+        @Override
+        protected void onReply(RedisMessage reply) {
+            if (reply instanceof ErrorRedisMessage) {
+                again(); // e.g. out of memory: it did not run
+            }
+        }
+
+        @Override
+        protected void onFailure(Failure failure) {
+            if (failure == Failure.TIMEOUT) {
+                timeouts.increment();
+            }
+            again();
+        }
+
+        /** Sent again later: settle.lua counts an admission once, whichever delivery arrives first. */
+        private void again() {
+            if (attempts < MAX_ATTEMPTS && !closed) {
+                lane(a.loop).defer(this);
+            }
+        }
+    }
+
+    /** renew.lua over some leases (none: the probe, which proves Redis runs our scripts in time). */
+    private final class RenewCall extends RedisCall {
+        final List<SharedAdmission> batch;
+        final int ttl;
+        final java.util.function.Consumer<Boolean> then;
+
+        RenewCall(List<SharedAdmission> batch, int ttl, java.util.function.Consumer<Boolean> then) {
+            this.batch = batch;
+            this.ttl = ttl;
+            this.then = then;
+        }
+
+        @Override
+        protected LuaScript script() {
+            return RENEW;
+        }
+
+        @Override
+        protected void encode(ByteBuf out, boolean withBody) {
+            int keys = 0;
+            for (SharedAdmission a : batch) {
+                for (int i = 0; i < a.count; i++) {
+                    if (a.limits[i].concurrentRequests() > 0) {
+                        keys++;
+                    }
+                }
+            }
+            scriptHeader(out, RENEW, withBody, keys, 2 + keys);
+            for (SharedAdmission a : batch) {
+                for (int i = 0; i < a.count; i++) {
+                    if (a.limits[i].concurrentRequests() > 0) {
+                        Resp.bulk(out, a.leaseKeys[i]);
+                    }
+                }
+            }
+            Resp.bulk(out, scriptNow());
+            Resp.bulk(out, ttl);
+            for (SharedAdmission a : batch) {
+                for (int i = 0; i < a.count; i++) {
+                    if (a.limits[i].concurrentRequests() > 0) {
+                        Resp.bulk(out, a.id);
+                    }
+                }
+            }
+        }
+
+        @Override
+        protected void onReply(RedisMessage reply) {
+            then.accept(reply instanceof IntegerRedisMessage);
+        }
+
+        @Override
+        protected void onFailure(Failure failure) {
+            if (failure == Failure.TIMEOUT) {
+                timeouts.increment();
+            }
+            then.accept(false);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+-- Shared limits: admits one request against every scope that limits it, all or nothing, in one atomic step.
+-- The arithmetic is TokenBucket's and DailyBudget's (see RateLimiter), in microseconds instead of nanoseconds:
+-- a per-minute bucket stores what is in use and the instant that was exact, never goes past empty, and waits and
+-- resets never exceed the window; a daily budget stores the day and the tokens used on it.
+--
+-- KEYS, for scope i of n (key, key on model, model; in that order): KEYS[2i-1] the usage hash (ru, ra: requests
+-- used and at; tu, ta: tokens; dd, du: day and tokens used on it), KEYS[2i] the sorted set of concurrency leases
+-- (member: admission id, score: expiry in ms). KEYS[2n+1]: the admission's hold (its value: the day it was admitted
+-- on), which its settlement deletes.
+-- ARGV: now in microseconds (negative: the server's TIME), admission id, lease ttl ms, hold ttl ms, the token
+-- estimate (reserved on daily budgets), n; then per scope: requests/min, tokens/min, concurrent, daily tokens,
+-- tokens to reserve per minute (the estimate, at most the bucket). A limit of 0 is none.
+-- Returns {admitted, day, requests limit, remaining, reset us, tokens limit, remaining, reset us,
+--          refusing scope, refusing limit (1 rpm, 2 tpm, 3 concurrent, 4 daily), wait ms, tokens used, requested}.
+local W = 60000000
+local DAY = 86400000
+local KEEP = 172800000
+
+local now = tonumber(ARGV[1])
+if now < 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local nowMs = math.floor(now / 1000)
+local today = math.floor(nowMs / DAY)
+local id = ARGV[2]
+local leaseTtl = tonumber(ARGV[3])
+local holdTtl = tonumber(ARGV[4])
+local estimate = tonumber(ARGV[5])
+local n = tonumber(ARGV[6])
+
+-- Whole units a bucket of cap per minute refills in elapsed (> 0) microseconds.
+local function refilled(elapsed, cap)
+  return math.floor(elapsed / W) * cap + math.floor((elapsed % W) * cap / W)
+end
+
+-- Microseconds a bucket of cap per minute takes to refill units.
+local function toRefill(units, cap, up)
+  local p = units * W
+  local q = math.floor(p / cap)
+  if up and q * cap ~= p then
+    q = q + 1
+  end
+  return q
+end
+
+-- The level (used, at) refilled up to now and read under cap.
+local function level(used, at, cap)
+  if used > cap then
+    used = cap
+  end
+  if used <= 0 then
+    return 0, now
+  end
+  local elapsed = now - at
+  if elapsed <= 0 then
+    return used, at
+  end
+  local r = refilled(elapsed, cap)
+  if r >= used then
+    return 0, now
+  end
+  return used - r, at + toRefill(r, cap, false)
+end
+
+local function bound(us)
+  if us < 0 then
+    return 0
+  elseif us > W then
+    return W
+  end
+  return us
+end
+
+local function untilFull(used, at, cap)
+  if used <= 0 then
+    return 0
+  end
+  return bound(toRefill(math.min(used, cap), cap, true) + at - now)
+end
+
+local function untilRoom(used, at, cost, cap)
+  local missing = math.min(used, cap) - (cap - cost)
+  if missing <= 0 then
+    return 0
+  end
+  return bound(toRefill(missing, cap, true) + at - now)
+end
+
+-- The header families: the scope with the fewest remaining of each.
+local rL, rRem, rReset, tL, tRem, tReset = 0, 0, 0, 0, 0, 0
+local rBest, tBest = math.huge, math.huge
+local function reportRequests(limit, remaining, reset)
+  if remaining < rBest then
+    rBest, rL, rRem, rReset = remaining, limit, remaining, reset
+  end
+end
+local function reportTokens(limit, remaining, reset)
+  if remaining < tBest then
+    tBest, tL, tRem, tReset = remaining, limit, remaining, reset
+  end
+end
+
+local function refuse(scope, code, wait, used, requested)
+  return {0, today, rL, rRem, rReset, tL, tRem, tReset, scope, code, wait, used or 0, requested or 0}
+end
+
+local writes = {}
+for i = 1, n do
+  local b = 6 + (i - 1) * 5
+  local rpm, tpm = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2])
+  local concurrent, daily = tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
+  local reserve = tonumber(ARGV[b + 5])
+  local w = {}
+  local s = {}
+  if rpm > 0 or tpm > 0 or daily > 0 then
+    s = redis.call('HMGET', KEYS[2 * i - 1], 'ru', 'ra', 'tu', 'ta', 'dd', 'du')
+  end
+  if rpm > 0 then
+    local used, at = level(tonumber(s[1]) or 0, tonumber(s[2]) or 0, rpm)
+    if used > rpm - 1 then
+      reportRequests(rpm, rpm - used, untilFull(used, at, rpm))
+      return refuse(i, 1, math.max(1, math.ceil(untilRoom(used, at, 1, rpm) / 1000)))
+    end
+    w.ru, w.ra = used + 1, at
+    reportRequests(rpm, rpm - used - 1, untilFull(used + 1, at, rpm))
+  end
+  if tpm > 0 then
+    local used, at = level(tonumber(s[3]) or 0, tonumber(s[4]) or 0, tpm)
+    if used > tpm - reserve then
+      reportTokens(tpm, tpm - used, untilFull(used, at, tpm))
+      return refuse(i, 2, math.max(1, math.ceil(untilRoom(used, at, reserve, tpm) / 1000)), used, reserve)
+    end
+    w.tu, w.ta = used + reserve, at
+    reportTokens(tpm, tpm - used - reserve, untilFull(used + reserve, at, tpm))
+  end
+  if concurrent > 0 then
+    -- Leases past their expiry belong to replicas that stopped renewing them (crashed): their slots are free.
+    redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', nowMs)
+    if redis.call('ZCARD', KEYS[2 * i]) >= concurrent then
+      return refuse(i, 3, 1000)
+    end
+    w.lease = true
+  end
+  if daily > 0 then
+    local used = 0
+    if tonumber(s[5]) == today then
+      used = tonumber(s[6]) or 0
+    end
+    -- Under budget rather than room for the estimate, as DailyBudget says why.
+    if used >= daily then
+      return refuse(i, 4, (today + 1) * DAY - nowMs)
+    end
+    w.du = used + estimate
+  end
+  writes[i] = w
+end
+
+for i = 1, n do
+  local w = writes[i]
+  local usage = KEYS[2 * i - 1]
+  if w.ru then
+    redis.call('HSET', usage, 'ru', w.ru, 'ra', w.ra)
+  end
+  if w.tu then
+    redis.call('HSET', usage, 'tu', w.tu, 'ta', w.ta)
+  end
+  if w.du then
+    redis.call('HSET', usage, 'dd', today, 'du', w.du)
+  end
+  if w.ru or w.tu or w.du then
+    redis.call('PEXPIRE', usage, KEEP)
+  end
+  if w.lease then
+    redis.call('ZADD', KEYS[2 * i], nowMs + leaseTtl, id)
+    redis.call('PEXPIRE', KEYS[2 * i], KEEP)
+  end
+end
+redis.call('SET', KEYS[2 * n + 1], today, 'PX', holdTtl)
+return {1, today, rL, rRem, rReset, tL, tRem, tReset, 0, 0, 0, 0, 0}

@@ -1,0 +1,96 @@
+-- Shared limits: settles one admission, at most once: its hold (set by admit.lua) is deleted first, and an
+-- admission whose hold is gone (settled before, or never admitted) changes nothing. So a settlement sent again
+-- after a timeout, or a cancellation of an admission that never reached Redis, cannot count twice.
+-- Mirrors LimitedAdmission.release: token reservations corrected by the real usage (never past an empty bucket,
+-- never below 0), slots freed, the daily usage of the admission's day corrected (another day's is left alone);
+-- a refund (an admission cancelled because its answer came too late) also gives back the request it took.
+--
+-- KEYS: as admit.lua. ARGV: now in microseconds (negative: TIME), admission id, actual tokens, refund (0/1), n;
+-- then per scope: requests/min held, tokens/min held, tokens reserved, slot held (0/1), daily held (0/1), tokens
+-- reserved on the day (0 where nothing is held). The admission's day is the hold's value: a cancellation (sent
+-- when admit.lua's answer never came) could not know it.
+-- Returns 1 when settled now, 0 when there was nothing to settle.
+local W = 60000000
+local KEEP = 172800000
+local n = tonumber(ARGV[5])
+local day = tonumber(redis.call('GET', KEYS[2 * n + 1]))
+if not day then
+  return 0
+end
+redis.call('DEL', KEYS[2 * n + 1])
+
+local now = tonumber(ARGV[1])
+if now < 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local id = ARGV[2]
+local actual = tonumber(ARGV[3])
+local refund = ARGV[4] == '1'
+
+local function refilled(elapsed, cap)
+  return math.floor(elapsed / W) * cap + math.floor((elapsed % W) * cap / W)
+end
+
+local function toRefill(units, cap)
+  return math.floor(units * W / cap)
+end
+
+local function level(used, at, cap)
+  if used > cap then
+    used = cap
+  end
+  if used <= 0 then
+    return 0, now
+  end
+  local elapsed = now - at
+  if elapsed <= 0 then
+    return used, at
+  end
+  local r = refilled(elapsed, cap)
+  if r >= used then
+    return 0, now
+  end
+  return used - r, at + toRefill(r, cap)
+end
+
+-- Subtracting needs no clock: it commutes with refilling (both only lower the level, clamped at 0).
+local function giveBack(usage, field, amount)
+  local used = tonumber(redis.call('HGET', usage, field)) or 0
+  if used > 0 then
+    redis.call('HSET', usage, field, math.max(0, used - amount))
+  end
+end
+
+for i = 1, n do
+  local b = 5 + (i - 1) * 6
+  local rpm, tpm, reserved = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
+  local slot, daily, dailyReserved = ARGV[b + 4] == '1', ARGV[b + 5] == '1', tonumber(ARGV[b + 6])
+  local usage = KEYS[2 * i - 1]
+  if refund and rpm > 0 then
+    giveBack(usage, 'ru', 1)
+  end
+  if tpm > 0 then
+    local delta = actual - reserved
+    if delta < 0 then
+      giveBack(usage, 'tu', -delta)
+    elseif delta > 0 then
+      local s = redis.call('HMGET', usage, 'tu', 'ta')
+      local used, at = level(tonumber(s[1]) or 0, tonumber(s[2]) or 0, tpm)
+      redis.call('HSET', usage, 'tu', math.min(used + delta, tpm), 'ta', at)
+    end
+  end
+  if slot then
+    redis.call('ZREM', KEYS[2 * i], id)
+  end
+  if daily then
+    local s = redis.call('HMGET', usage, 'dd', 'du')
+    if tonumber(s[1]) == day then
+      redis.call('HSET', usage, 'du', math.max(0, (tonumber(s[2]) or 0) + actual - dailyReserved))
+    end
+  end
+  if rpm > 0 or tpm > 0 or daily then
+    redis.call('PEXPIRE', usage, KEEP)
+  end
+end
+return 1
