@@ -188,7 +188,7 @@ final class MessagesResponseToChat implements ResponseTranslator {
         g.writeEndObject();
     }
 
-    private static Usage usageOf(JsonNode u) {
+    static Usage usageOf(JsonNode u) {
         if (u == null || !u.isObject()) {
             return Usage.ZERO;
         }

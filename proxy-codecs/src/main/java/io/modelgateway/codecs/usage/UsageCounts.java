@@ -8,9 +8,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Token counts gathered from one or more upstream {@code usage} objects of either style. Fields a later object
+ * Token counts gathered from one or more upstream {@code usage} objects of any style. Fields a later object
  * carries replace earlier ones, fields it leaves out stay: Anthropic streams give the input in
  * {@code message_start} and the final output in {@code message_delta}; an OpenAI usage chunk gives all at once.
+ * The Responses API's usage ({@code input_tokens} with {@code input_tokens_details.cached_tokens},
+ * {@code output_tokens} with {@code output_tokens_details.reasoning_tokens}) shares Anthropic's names but not their
+ * meaning: its {@code input_tokens} includes the cached tokens, as OpenAI's {@code prompt_tokens} does. Its
+ * {@code input_tokens_details} object, which Anthropic never sends, tells the two apart.
  * Event-loop confined, like the exchange that owns it.
  *
  * <p>Every count is checked as it is read ({@link TokenCount}): one that is not a whole number from 0 to
@@ -41,6 +45,8 @@ public final class UsageCounts {
     private long outputTokens = -1;
     private long cacheCreation;
     private long cacheRead;
+    /** A Responses API usage object was read: {@code input_tokens} includes the cached tokens. */
+    private boolean responsesShape;
     /** The name of the first count that was not believed (a name of ours, never the upstream's bytes); or null. */
     private String implausible;
 
@@ -78,6 +84,10 @@ public final class UsageCounts {
             return Usage.fromOpenAi(Math.max(promptTokens, 0), Math.max(completionTokens, 0), cachedTokens,
                     cacheWriteTokens, reasoningTokens);
         }
+        if (responsesShape) {
+            return Usage.fromResponses(Math.max(inputTokens, 0), Math.max(outputTokens, 0), cachedTokens,
+                    cacheWriteTokens, reasoningTokens);
+        }
         return new Usage(Math.max(inputTokens, 0), Math.max(outputTokens, 0), cacheCreation, cacheRead, 0);
     }
 
@@ -99,6 +109,15 @@ public final class UsageCounts {
                 readDetails(p, 2);
                 continue;
             }
+            if (v == JsonToken.START_OBJECT && name.equals("input_tokens_details")) {
+                responsesShape = true; // the Responses API's usage: input_tokens counts the cached tokens too
+                readDetails(p, 1);
+                continue;
+            }
+            if (v == JsonToken.START_OBJECT && name.equals("output_tokens_details")) {
+                readDetails(p, 2);
+                continue;
+            }
             int field = field(0, name);
             if (field < 0) {
                 p.skipChildren();
@@ -111,7 +130,10 @@ public final class UsageCounts {
         }
     }
 
-    /** Inside {@code prompt_tokens_details} (nesting 1) or {@code completion_tokens_details} (2). */
+    /**
+     * Inside {@code prompt_tokens_details} or the Responses API's {@code input_tokens_details} (nesting 1), or
+     * {@code completion_tokens_details} or {@code output_tokens_details} (2).
+     */
     private void readDetails(JsonParser p, int nesting) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             int field = field(nesting, p.currentName());
@@ -171,6 +193,8 @@ public final class UsageCounts {
     private static final byte[][] NAME_BYTES = new byte[NAMES.length][];
     private static final byte[] PROMPT_DETAILS = ascii("prompt_tokens_details");
     private static final byte[] COMPLETION_DETAILS = ascii("completion_tokens_details");
+    private static final byte[] INPUT_DETAILS = ascii("input_tokens_details");
+    private static final byte[] OUTPUT_DETAILS = ascii("output_tokens_details");
 
     static {
         for (int f = 0; f < NAMES.length; f++) {
@@ -207,7 +231,8 @@ public final class UsageCounts {
 
     /**
      * A minimal JSON reader over a captured usage object. Nesting 0 is the usage object, 1 its
-     * {@code prompt_tokens_details}, 2 its {@code completion_tokens_details}; anything else is skipped whole.
+     * {@code prompt_tokens_details} or {@code input_tokens_details}, 2 its {@code completion_tokens_details} or
+     * {@code output_tokens_details}; anything else is skipped whole.
      */
     private static final class ByteReader {
         private final byte[] b;
@@ -262,6 +287,15 @@ public final class UsageCounts {
                         return false;
                     }
                 } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, COMPLETION_DETAILS)) {
+                    if (!object(into, 2)) {
+                        return false;
+                    }
+                } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, INPUT_DETAILS)) {
+                    into.responsesShape = true;
+                    if (!object(into, 1)) {
+                        return false;
+                    }
+                } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, OUTPUT_DETAILS)) {
                     if (!object(into, 2)) {
                         return false;
                     }

@@ -232,6 +232,8 @@ public final class ExchangeRecord {
             case CHAT_COMPLETIONS -> "chat_completions";
             case EMBEDDINGS -> "embeddings";
             case MESSAGES -> "messages";
+            case RESPONSES -> "responses";
+            case RESPONSES_INPUT_TOKENS -> "responses_input_tokens";
         };
     }
 
