@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code burst} (the default): the whole answer in one write — a stream's head, every event as its own chunk
  *       and the last chunk together, as a fast or cached upstream, or any upstream under load, delivers them;</li>
  *   <li>{@code paced} (header {@code x-sim-shape: paced}): a stream's head, then one event per write, one tick
- *       apart ({@code --gap-ms}, default 1), as a model generating tokens delivers them. One timer per event loop
- *       serves every paced stream at once, one write and flush per stream per tick.</li>
+ *       apart ({@code x-sim-gap-ms: N} on the request, else {@code --gap-ms}, default 1), as a model generating
+ *       tokens delivers them. One timer per event loop and gap serves every paced stream at once, one write and
+ *       flush per stream per tick.</li>
  * </ul>
  * The answers are unreleasable direct buffers written as duplicates: no copy, no allocation per request beyond the
  * duplicate. Not a general HTTP server: no pipelining, no chunked requests, no error handling beyond closing.
@@ -73,8 +74,8 @@ public final class BlastUpstream implements AutoCloseable {
     private final Prebuilt embeddingsBase64;
     private final ByteBuf notFound = Prebuilt.direct(NOT_FOUND);
     private final long gapNanos;
-    /** The paced streams of each event loop, served by that loop's one timer. */
-    private final FastThreadLocal<Pacer> pacers = new FastThreadLocal<>();
+    /** The paced streams of each event loop, by gap: each served by one timer of that loop. */
+    private final FastThreadLocal<java.util.Map<Long, Pacer>> pacers = new FastThreadLocal<>();
 
     private BlastUpstream(String host, int port, long gapMillis, int threads) throws InterruptedException {
         BlastAnswers answers = new BlastAnswers();
@@ -164,6 +165,7 @@ public final class BlastUpstream implements AutoCloseable {
                 }
                 String path = path(in, start);
                 boolean paced = header(in, start, headEnd, "x-sim-shape:", "paced");
+                long gap = paced ? headerNumber(in, start, headEnd, "x-sim-gap-ms:") : -1;
                 boolean stream = contains(in, bodyStart, length, STREAM_TRUE)
                         || contains(in, bodyStart, length, STREAM_TRUE_SPACED);
                 Prebuilt answer;
@@ -181,7 +183,8 @@ public final class BlastUpstream implements AutoCloseable {
                     ctx.write(notFound.duplicate());
                 } else if (paced && answer.chunks() != null) {
                     answering = true;
-                    pacer(ctx.channel().eventLoop()).add(new Paced(ctx, answer.chunks(), this));
+                    pacer(ctx.channel().eventLoop(), gap > 0 ? TimeUnit.MILLISECONDS.toNanos(gap) : gapNanos)
+                            .add(new Paced(ctx, answer.chunks(), this));
                 } else {
                     ctx.write(answer.burst().duplicate());
                 }
@@ -217,13 +220,13 @@ public final class BlastUpstream implements AutoCloseable {
         }
     }
 
-    private Pacer pacer(EventLoop loop) {
-        Pacer p = pacers.get();
-        if (p == null) {
-            p = new Pacer(loop);
-            pacers.set(p);
+    private Pacer pacer(EventLoop loop, long gap) {
+        java.util.Map<Long, Pacer> byGap = pacers.get();
+        if (byGap == null) {
+            byGap = new java.util.HashMap<>();
+            pacers.set(byGap);
         }
-        return p;
+        return byGap.computeIfAbsent(gap, g -> new Pacer(loop, g));
     }
 
     /** A paced stream: its chunks, and how many were written. */
@@ -243,12 +246,14 @@ public final class BlastUpstream implements AutoCloseable {
     /** One event loop's paced streams, each given its next chunk every tick. */
     private final class Pacer {
         private final EventLoop loop;
+        private final long gap;
         private List<Paced> streams = new ArrayList<>();
         private List<Paced> spare = new ArrayList<>();
         private boolean ticking;
 
-        Pacer(EventLoop loop) {
+        Pacer(EventLoop loop, long gap) {
             this.loop = loop;
+            this.gap = gap;
         }
 
         void add(Paced p) {
@@ -257,7 +262,7 @@ public final class BlastUpstream implements AutoCloseable {
             streams.add(p);
             if (!ticking) {
                 ticking = true;
-                loop.schedule(this::tick, gapNanos, TimeUnit.NANOSECONDS);
+                loop.schedule(this::tick, gap, TimeUnit.NANOSECONDS);
             }
         }
 
@@ -282,7 +287,7 @@ public final class BlastUpstream implements AutoCloseable {
             if (streams.isEmpty()) {
                 ticking = false;
             } else {
-                loop.schedule(this::tick, gapNanos, TimeUnit.NANOSECONDS);
+                loop.schedule(this::tick, gap, TimeUnit.NANOSECONDS);
             }
         }
     }
@@ -333,6 +338,23 @@ public final class BlastUpstream implements AutoCloseable {
             i++;
         }
         return find(b, i, Math.min(i + value.length(), headEnd), value) == i;
+    }
+
+    /** A header's whole-number value, or -1 when absent. */
+    private static long headerNumber(ByteBuf b, int start, int headEnd, String name) {
+        int at = find(b, start, headEnd, "\n" + name);
+        if (at < 0) {
+            return -1;
+        }
+        int i = at + name.length() + 1;
+        while (b.getByte(i) == ' ') {
+            i++;
+        }
+        long n = 0;
+        for (byte c; i < headEnd && (c = b.getByte(i)) >= '0' && c <= '9'; i++) {
+            n = n * 10 + (c - '0');
+        }
+        return n;
     }
 
     /** Case-insensitive search of an ASCII {@code needle} in {@code [from, to)}. */
