@@ -106,7 +106,8 @@ public final class BenchReport {
 
     /** Mean over the rounds of one target on one workload. */
     record Row(String target, int rounds, double rps, double rpsMin, double rpsMax, double p50Ms, double p99Ms,
-               double ttftP50Ms, double eventsPerSecond, double cpuUsPerRequest, long errors) {
+               double ttftP50Ms, double eventsPerSecond, double cpuUsPerRequest, long errors,
+               double allocBytesPerRequest, double allocBytesPerEvent) {
     }
 
     static String render(Path dir) throws IOException {
@@ -126,10 +127,10 @@ public final class BenchReport {
                     workloads.getOrDefault(w.getKey(), ""), rounds, rounds == 1 ? "" : "s"));
             out.append(streams
                     ? "| target | req/s (min–max) | p50 ms | p99 ms | TTFT p50 ms | events/s | proxy CPU µs/req | "
-                      + "proxy CPU µs/event | errors |\n"
-                      + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-                    : "| target | req/s (min–max) | p50 ms | p99 ms | proxy CPU µs/req | errors |\n"
-                      + "|---|---:|---:|---:|---:|---:|\n");
+                      + "proxy CPU µs/event | alloc B/event | errors |\n"
+                      + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+                    : "| target | req/s (min–max) | p50 ms | p99 ms | proxy CPU µs/req | alloc B/req | errors |\n"
+                      + "|---|---:|---:|---:|---:|---:|---:|\n");
             for (Row r : rows.values()) {
                 out.append(String.format(Locale.ROOT, "| %s | %.0f (%.0f–%.0f) | %.3f | %.3f |", r.target(), r.rps(),
                         r.rpsMin(), r.rpsMax(), r.p50Ms(), r.p99Ms()));
@@ -142,6 +143,8 @@ public final class BenchReport {
                     double perEvent = cpuPerEvent(r);
                     out.append(perEvent < 0 ? " – |" : String.format(Locale.ROOT, " %.2f |", perEvent));
                 }
+                double alloc = streams ? r.allocBytesPerEvent() : r.allocBytesPerRequest();
+                out.append(alloc < 0 ? " – |" : String.format(Locale.ROOT, " %.0f |", alloc));
                 out.append(' ').append(r.errors()).append(" |\n");
             }
             Row direct = rows.get("direct");
@@ -301,6 +304,9 @@ public final class BenchReport {
         double eps = 0;
         double cpu = 0;
         int cpuRuns = 0;
+        double allocRequest = 0;
+        double allocEvent = 0;
+        int allocRuns = 0;
         long errors = 0;
         for (JsonNode r : runs) {
             double v = r.path("requests_per_second").asDouble();
@@ -315,11 +321,17 @@ public final class BenchReport {
                 cpu += r.path("cpu").path("cpu_us_per_request").asDouble();
                 cpuRuns++;
             }
+            if (r.has("alloc")) {
+                allocRequest += r.path("alloc").path("bytes_per_request").asDouble();
+                allocEvent += r.path("alloc").path("bytes_per_event").asDouble(-1);
+                allocRuns++;
+            }
             errors += r.path("errors").asLong() + r.path("warmup_errors").asLong();
         }
         int n = runs.size();
         return new Row(target, n, rps / n, min, max, p50 / n, p99 / n, ttft / n, eps / n,
-                cpuRuns == 0 ? -1 : cpu / cpuRuns, errors);
+                cpuRuns == 0 ? -1 : cpu / cpuRuns, errors, allocRuns == 0 ? -1 : allocRequest / allocRuns,
+                allocRuns == 0 || allocEvent < 0 ? -1 : allocEvent / allocRuns);
     }
 
     private static ObjectNode summaryJson(Path dir) throws IOException {

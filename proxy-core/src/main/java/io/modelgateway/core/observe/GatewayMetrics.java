@@ -47,6 +47,7 @@ import java.util.function.LongSupplier;
  *   gateway_shared_state_up                                     gauge, when {@link #sharedState} is set
  *   gateway_shared_state_errors_total{reason}                   counter, reason timeout|connection|redis_error
  *   gateway_shared_state_fallbacks_total                        counter, limit checks the fallback decided
+ *   gateway_event_loop_allocated_bytes_total                    counter, see {@link EventLoopAllocation}
  * </pre>
  * Label values: a missing key is {@code none}, a missing model {@code unknown}, a missing provider
  * {@code none}, no response head is status {@code 0}. Only configured model and key names (and the

@@ -16,6 +16,7 @@ import io.modelgateway.core.observe.AdminServer;
 import io.modelgateway.core.observe.CompositeObserver;
 import io.modelgateway.core.exchange.ExchangeObserver;
 import io.modelgateway.core.observe.Dashboard;
+import io.modelgateway.core.observe.EventLoopAllocation;
 import io.modelgateway.core.observe.LiveStats;
 import io.modelgateway.core.observe.GatewayMetrics;
 import io.modelgateway.core.observe.MetricsResponder;
@@ -72,6 +73,7 @@ public final class GatewayServer implements AutoCloseable {
         // access_log and admin.listen are read once: changing them needs a restart (a reload keeps them)
         AccessLog accessLog = AccessLog.open(config.accessLog());
         metrics.accessLogDrops(accessLog::dropped);
+        EventLoopAllocation.register(metrics, group);
         // The dashboard's counters exist only with an admin listener, the one place that shows them.
         LiveStats live = config.adminListen() == null ? null : new LiveStats();
         GatewayContext context = new GatewayContext(config, pools, new RateLimiter(),

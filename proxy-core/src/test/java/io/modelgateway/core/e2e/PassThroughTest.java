@@ -228,6 +228,46 @@ class PassThroughTest {
         }
     }
 
+    /**
+     * Events that reach the gateway in one read leave it in one chunk (one write), byte for byte; a usage chunk the
+     * caller did not ask for (GD-21) is still withheld from the middle of such a run, which splits it there.
+     */
+    @Test
+    void eventsArrivingTogether_leaveAsOneChunk_withheldUsageChunkSplitsTheRun() throws Exception {
+        String e1 = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                + "{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n";
+        String e2 = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                + "{\"content\":\"caf\u00e9\"},\"finish_reason\":null}]}\n\n";
+        String usage = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":"
+                + "{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}\n\n";
+        String e3 = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},"
+                + "\"finish_reason\":\"stop\"}]}\n\n";
+        String done = "data: [DONE]\n\n";
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(50, e1 + e2 + usage + e3, done));
+                TestGateway gw = TestGateway.start(config(up, ""));
+                java.net.Socket client = new java.net.Socket("127.0.0.1", gw.port())) {
+            client.setSoTimeout(10_000);
+            client.getOutputStream().write(("POST " + CHAT + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                    + TestGateway.KEY + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+                    + STREAM_BODY.length() + "\r\n\r\n" + STREAM_BODY).getBytes(StandardCharsets.US_ASCII));
+            byte[] all = client.getInputStream().readAllBytes();
+            String text = new String(all, StandardCharsets.ISO_8859_1);
+            assertThat(text).startsWith("HTTP/1.1 200");
+            java.util.List<String> chunks = new java.util.ArrayList<>();
+            int at = text.indexOf("\r\n\r\n") + 4;
+            while (true) {
+                int eol = text.indexOf("\r\n", at);
+                int size = Integer.parseInt(text.substring(at, eol), 16);
+                if (size == 0) {
+                    break;
+                }
+                chunks.add(new String(all, eol + 2, size, StandardCharsets.UTF_8));
+                at = eol + 2 + size + 2;
+            }
+            assertThat(chunks).containsExactly(e1 + e2, e3, done);
+        }
+    }
+
     @Test
     void upstreamRefusesProviderCredentials_is502NotA401() throws Exception {
         try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.json(401, "{\"error\":{\"message\":\"bad key sk-provider-openai-secret\"}}"));

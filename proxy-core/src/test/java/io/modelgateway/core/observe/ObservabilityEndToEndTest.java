@@ -100,6 +100,25 @@ class ObservabilityEndToEndTest {
         }
     }
 
+    /**
+     * The event loops' allocation counter grows with the requests served (a simulated chat answer allocates a few
+     * KB at least: its body alone), so the bench can divide its increase over a fixed load by the requests.
+     */
+    @Test
+    void eventLoopAllocatedBytes_growsWithTheRequestsServed() throws Exception {
+        try (TestGateway gw = TestGateway.start(TestGateway.simulatorConfig())) {
+            double before = io.modelgateway.core.testing.MetricsText.parse(gw.get("/metrics").body())
+                    .sum("gateway_event_loop_allocated_bytes_total");
+            for (int i = 0; i < 20; i++) {
+                expect(gw.call("/api/v1/chat/completions", CHAT.formatted("sim-chat")), 200);
+            }
+            double after = io.modelgateway.core.testing.MetricsText.parse(gw.get("/metrics").body())
+                    .sum("gateway_event_loop_allocated_bytes_total");
+            assertThat(before).isPositive();
+            assertThat(after - before).as("bytes allocated by the loops for 20 requests").isGreaterThan(20 * 1024.0);
+        }
+    }
+
     @Test
     void adminListener_servesMetricsHealthReady_andTheApiListenerNoLongerServesMetrics() throws Exception {
         try (TestGateway gw = TestGateway.start("admin:\n  listen: 127.0.0.1:0\n" + TestGateway.simulatorConfig())) {
