@@ -318,6 +318,11 @@ public final class SharedLimiter implements AutoCloseable {
         final Runnable retry = this::retry;
         boolean retryScheduled;
 
+        /** Nothing waits for an answer or for delivery. On the loop. */
+        boolean idle() {
+            return link.pending() == 0 && deferred.isEmpty();
+        }
+
         Lane(EventLoop loop, RedisConfig c, SslContext ssl) {
             link = new RedisLink(loop, c, ssl, SCRIPTS, channelType, resolver, this);
         }
@@ -544,6 +549,37 @@ public final class SharedLimiter implements AutoCloseable {
 
     public RedisConfig config() {
         return config;
+    }
+
+    /**
+     * Closes once the calls on their way (the settlements of the exchanges that just ended, above all) have their
+     * answers, or after {@code settleWithin}, whichever comes first; at once while Redis is away (what is deferred
+     * then expires in Redis). Blocking: call it off the event loops (at shutdown, after the drain), never on one.
+     */
+    public void close(Duration settleWithin) {
+        long deadline = System.nanoTime() + settleWithin.toNanos();
+        try {
+            for (Lane lane : lanes.values()) {
+                EventLoop loop = lane.link.loop();
+                if (loop.inEventLoop()) {
+                    break; // never wait for a loop on itself
+                }
+                while (state.get() == UP && !closed && System.nanoTime() - deadline < 0) {
+                    Future<Boolean> idle = loop.submit(lane::idle);
+                    long left = deadline - System.nanoTime();
+                    if (!idle.await(Math.max(1, left), TimeUnit.NANOSECONDS) || !idle.isSuccess()
+                            || idle.getNow()) {
+                        break;
+                    }
+                    Thread.sleep(5);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the loops are stopping already: nothing more will be delivered
+        }
+        close();
     }
 
     /** Stops probing and renewing and closes every connection; later checks go to the fallback. */

@@ -35,7 +35,7 @@ class LimitCheckTest {
                 """);
         context = new GatewayContext(ConfigLoader.parse(yaml, "test.yaml", Map.of("GATEWAY_KEY", TestGateway.KEY),
                 "127.0.0.1:0"), new UpstreamPools());
-        ch = new EmbeddedChannel(new LimitCheck(context.limiter(), context.exchanges()));
+        ch = new EmbeddedChannel(new LimitCheck(context.limiters(), context.exchanges()));
     }
 
     @AfterEach
