@@ -55,7 +55,7 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
 
     @Override
     protected void decide(ChannelHandlerContext ctx, GatewayRequest request) {
-        SharedLimiter shared = limiters.shared();
+        SharedAdmissions shared = limiters.sharedAdmissions();
         if (shared == null) {
             proceed(ctx, request, check(request));
             return;

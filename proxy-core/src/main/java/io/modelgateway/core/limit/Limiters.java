@@ -52,6 +52,8 @@ public final class Limiters implements AutoCloseable {
     private final Consumer<Limiters> firstShared;
 
     private volatile SharedLimiter shared;
+    /** What the limit check asks while limits are shared: the shared limiter, or (tests) a hand-driven stand-in. */
+    private volatile SharedAdmissions checks;
     // guarded by this
     private final List<SharedLimiter> retired = new ArrayList<>();
     private boolean everShared;
@@ -88,6 +90,16 @@ public final class Limiters implements AutoCloseable {
         return shared;
     }
 
+    /** What the limit check asks for each request while limits are shared; null while they are not (local limits). */
+    SharedAdmissions sharedAdmissions() {
+        return checks;
+    }
+
+    /** Tests of the limit check: its requests are decided by {@code standIn} (null: local limits again). */
+    void checkWith(SharedAdmissions standIn) {
+        checks = standIn;
+    }
+
     /**
      * Takes a config's {@code redis} block (null: none), at start and on every reload; see the class comment.
      *
@@ -101,6 +113,7 @@ public final class Limiters implements AutoCloseable {
         if (redis == null) {
             if (current != null) {
                 shared = null;
+                checks = null;
                 retire(current);
                 LOG.info("shared limits: the redis block was removed; each replica counts on its own again");
             }
@@ -115,6 +128,7 @@ public final class Limiters implements AutoCloseable {
         }
         SharedLimiter made = factory.create(redis, group);
         shared = made;
+        checks = made;
         if (!everShared) {
             everShared = true;
             firstShared.accept(this);

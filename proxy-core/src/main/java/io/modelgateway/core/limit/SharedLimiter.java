@@ -76,7 +76,7 @@ import javax.net.ssl.SSLException;
  * knowing whether it ran. Concurrency slots are leases with a TTL ({@code lease_ttl_ms}), renewed by this replica
  * every third of it while their exchange runs: the slots of a replica that dies free themselves.
  */
-public final class SharedLimiter implements AutoCloseable {
+public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SharedLimiter.class.getName());
 
     /** The probe's period while Redis is away: how soon shared counts take over again once it answers. */
@@ -197,6 +197,7 @@ public final class SharedLimiter implements AutoCloseable {
      *         limits the request, with the shared decision, or with the fallback's when Redis cannot answer within
      *         {@code timeout_ms}
      */
+    @Override
     public Future<Admission> admit(KeyConfig key, ModelConfig model, long estimatedTokens, EventLoop loop) {
         LimitsConfig keyLimits = key.limits();
         LimitsConfig pairLimits = key.limitsFor(model.name());
