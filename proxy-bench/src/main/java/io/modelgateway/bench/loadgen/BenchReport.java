@@ -120,11 +120,14 @@ public final class BenchReport {
             }
             int rounds = rows.values().iterator().next().rounds();
             boolean streams = rows.values().stream().anyMatch(r -> r.eventsPerSecond() > 0);
+            // A paced workload's rate is the upstream's pace by design: only its CPU per event compares proxies.
+            boolean paced = workloads.getOrDefault(w.getKey(), "").contains("paced");
             out.append(String.format(Locale.ROOT, "%n### %s — %s (%d round%s)%n%n", w.getKey(),
                     workloads.getOrDefault(w.getKey(), ""), rounds, rounds == 1 ? "" : "s"));
             out.append(streams
-                    ? "| target | req/s (min–max) | p50 ms | p99 ms | TTFT p50 ms | events/s | proxy CPU µs/req | errors |\n"
-                      + "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+                    ? "| target | req/s (min–max) | p50 ms | p99 ms | TTFT p50 ms | events/s | proxy CPU µs/req | "
+                      + "proxy CPU µs/event | errors |\n"
+                      + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
                     : "| target | req/s (min–max) | p50 ms | p99 ms | proxy CPU µs/req | errors |\n"
                       + "|---|---:|---:|---:|---:|---:|\n");
             for (Row r : rows.values()) {
@@ -135,6 +138,10 @@ public final class BenchReport {
                 }
                 out.append(r.cpuUsPerRequest() < 0 ? " – |" : String.format(Locale.ROOT, " %.1f |",
                         r.cpuUsPerRequest()));
+                if (streams) {
+                    double perEvent = cpuPerEvent(r);
+                    out.append(perEvent < 0 ? " – |" : String.format(Locale.ROOT, " %.2f |", perEvent));
+                }
                 out.append(' ').append(r.errors()).append(" |\n");
             }
             Row direct = rows.get("direct");
@@ -145,6 +152,7 @@ public final class BenchReport {
                         continue;
                     }
                     out.append('\n').append(ratios(gw, nginx, direct, streams));
+                    out.append(ceiling(gw, direct, paced));
                 }
             }
         }
@@ -169,6 +177,35 @@ public final class BenchReport {
             }
         }
         return sb.append('\n').toString();
+    }
+
+    /** CPU per stream event of a proxy, or -1: its CPU per request over the events per request. */
+    static double cpuPerEvent(Row r) {
+        if (r.cpuUsPerRequest() < 0 || r.eventsPerSecond() <= 0 || r.rps() <= 0) {
+            return -1;
+        }
+        return r.cpuUsPerRequest() / (r.eventsPerSecond() / r.rps());
+    }
+
+    /**
+     * The benchmark's own check that it measured the proxy, not its rig: on a workload the load decides (closed
+     * loop), the upstream reached directly must run at least twice the gateway's rate, else the row is marked
+     * upstream-bound and proves nothing. A paced workload's rate is the upstream's pace by design: there the
+     * direct row must keep its pace, and the proxies compare by CPU per event.
+     */
+    static String ceiling(Row gw, Row direct, boolean paced) {
+        if (direct == null || direct.rps() <= 0) {
+            return "";
+        }
+        double headroom = direct.rps() / gw.rps();
+        if (paced) {
+            return String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; direct %.0f req/s, %s %.0f)%n",
+                    direct.rps(), gw.target(), gw.rps());
+        }
+        return headroom >= 2
+                ? String.format(Locale.ROOT, "  (ceiling: direct ran %.1f× %s's rate)%n", headroom, gw.target())
+                : String.format(Locale.ROOT, "  **UPSTREAM-BOUND**: direct ran only %.1f× %s's rate (under 2×): this row "
+                        + "measures the rig, not the proxy%n", headroom, gw.target());
     }
 
     /** One line of the streams10k table, from the load generator's JSON and what the script sampled. */
