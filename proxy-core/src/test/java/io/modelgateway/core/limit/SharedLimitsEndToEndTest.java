@@ -330,6 +330,47 @@ class SharedLimitsEndToEndTest {
                 Map.entry(429, 20));
     }
 
+    // ---- reload
+
+    @Test
+    void reload_blockAdded_sharedFromTheNextRequest_removed_eachCountsOnItsOwnAgain() throws Exception {
+        String limits = "    limits: {requests_per_minute: 3}";
+        String shared = config(limits, redis.port(), PATIENT_MS, "local", 2, 4 * PATIENT_MS, "");
+        String local = shared.substring(shared.indexOf("keys:"));
+        TestGateway a = start(local, stoppedClock);
+        TestGateway b = start(local, stoppedClock);
+        int aBefore = a.call("/api/v1/chat/completions", CHAT).statusCode();
+        String metricsWithout = a.get("/metrics").body();
+
+        a.server().context().swap(parse(shared));
+        b.server().context().swap(parse(shared));
+        // Until a limiter made by a reload reaches Redis its fallback decides (as at start): wait for it.
+        Eventually.until(Duration.ofSeconds(10), () -> a.server().context().limiters().up()
+                && b.server().context().limiters().up());
+        List<Integer> whileShared = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            whileShared.add((i % 2 == 0 ? a : b).call("/api/v1/chat/completions", CHAT).statusCode());
+        }
+        String metricsShared = a.get("/metrics").body();
+        a.server().context().swap(parse(local));
+        b.server().context().swap(parse(local));
+        List<Integer> aAfter = new ArrayList<>();
+        List<Integer> bAfter = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            aAfter.add(a.call("/api/v1/chat/completions", CHAT).statusCode());
+            bAfter.add(b.call("/api/v1/chat/completions", CHAT).statusCode());
+        }
+
+        assertThat(aBefore).isEqualTo(200);
+        assertThat(metricsWithout).as("no redis block, no shared-state metrics").doesNotContain("gateway_shared_state");
+        assertThat(whileShared).as("3 a minute for the two together").containsExactly(200, 200, 200, 429, 429, 429);
+        assertThat(metricsShared).contains("gateway_shared_state_up 1.0");
+        assertThat(aAfter).as("A's own count kept its request from before").containsExactly(200, 200, 429, 429);
+        assertThat(bAfter).containsExactly(200, 200, 200, 429);
+        assertThat(a.get("/metrics").body()).contains("gateway_shared_state_up 0.0")
+                .contains("gateway_shared_state_fallbacks_total 0.0");
+    }
+
     // ---- helpers
 
     private List<TestGateway> three(String keyLimits, int timeoutMs, String fallback, int replicas,
@@ -348,8 +389,25 @@ class SharedLimitsEndToEndTest {
 
     private TestGateway gateway(String keyLimits, int redisPort, int timeoutMs, String fallback, int replicas,
             int leaseTtlMs, Limiters.SharedFactory factory, String otherKeyLimits) throws Exception {
+        return start(config(keyLimits, redisPort, timeoutMs, fallback, replicas, leaseTtlMs, otherKeyLimits), factory);
+    }
+
+    private TestGateway start(String yaml, Limiters.SharedFactory factory) throws Exception {
         RecordingObserver observer = new RecordingObserver();
-        TestGateway gw = TestGateway.start("""
+        TestGateway gw = TestGateway.start(yaml, observer, factory);
+        gateways.add(gw);
+        records.add(observer);
+        return gw;
+    }
+
+    private static io.modelgateway.core.config.GatewayConfig parse(String yaml) throws Exception {
+        return io.modelgateway.core.config.ConfigLoader.parse("access_log: off\n" + yaml, "test.yaml",
+                Map.of("GATEWAY_KEY", TestGateway.KEY), "127.0.0.1:0");
+    }
+
+    private static String config(String keyLimits, int redisPort, int timeoutMs, String fallback, int replicas,
+            int leaseTtlMs, String otherKeyLimits) {
+        return """
                 redis:
                   url: redis://127.0.0.1:%d/0
                   timeout_ms: %d
@@ -371,10 +429,7 @@ class SharedLimitsEndToEndTest {
                   sim-chat:
                     deployments: [{provider: sim, model: sim-chat-1}]
                 """.formatted(redisPort, timeoutMs, fallback, replicas, leaseTtlMs, keyLimits,
-                TestGateway.sha256Hex(OTHER_KEY), otherKeyLimits), observer, factory);
-        gateways.add(gw);
-        records.add(observer);
-        return gw;
+                TestGateway.sha256Hex(OTHER_KEY), otherKeyLimits);
     }
 
     /** {@code n} calls spread over the gateways in turn, from {@code threads} threads at once. */
