@@ -75,6 +75,7 @@ class SharedLimitsEndToEndTest {
 
     @BeforeEach
     void emptyRedis() throws Exception {
+        redis.thaw(); // in case a test failed while it was frozen
         if (!redis.running()) {
             redis.restart();
         }
@@ -125,6 +126,7 @@ class SharedLimitsEndToEndTest {
         HttpResponse<String> r;
         while ((r = three.get(successes % 3).call("/api/v1/chat/completions", CHAT)).statusCode() == 200) {
             records.get(successes % 3).next(); // ended: its settlement is on its way to Redis
+            settledInRedis(); // and there before the next check, which another gateway sends on another connection
             long remaining = Long.parseLong(header(r, "x-ratelimit-remaining-tokens"));
             if (previousRemaining != null) {
                 // The clock is stopped: what the shared bucket lost between two requests on two different
@@ -148,9 +150,12 @@ class SharedLimitsEndToEndTest {
     @Test
     void concurrentRequests3_fourthStreamRefusedWhileThreeRunAcrossGateways_admittedWhenOneEnds() throws Exception {
         List<TestGateway> three = three("    limits: {concurrent_requests: 3}", PATIENT_MS, "local", 3, stoppedClock);
+        // The second gateway's stream lasts 2 s, the two others 20 s: they still run when it has ended.
         List<HttpResponse<InputStream>> streams = new ArrayList<>();
-        for (TestGateway gw : three) {
-            HttpResponse<InputStream> s = gw.http.send(slowStream(gw, 40), HttpResponse.BodyHandlers.ofInputStream());
+        for (int i = 0; i < 3; i++) {
+            TestGateway gw = three.get(i);
+            HttpResponse<InputStream> s = gw.http.send(slowStream(gw, i == 1 ? 40 : 400),
+                    HttpResponse.BodyHandlers.ofInputStream());
             assertThat(s.statusCode()).isEqualTo(200);
             streams.add(s);
         }
@@ -162,6 +167,7 @@ class SharedLimitsEndToEndTest {
             first = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         records.get(1).next(); // the stream on the second gateway ended: its slot is given back
+        Eventually.until(Duration.ofSeconds(10), () -> holds() == 2); // given back in Redis; two still held
         HttpResponse<String> afterOneEnded = three.get(2).http.send(slowStream(three.get(2), 1),
                 HttpResponse.BodyHandlers.ofString());
 
@@ -172,9 +178,7 @@ class SharedLimitsEndToEndTest {
         assertThat(afterOneEnded.statusCode()).isEqualTo(200);
         assertThat(afterOneEnded.body()).endsWith("data: [DONE]\n\n");
         for (int i : new int[] {0, 2}) {
-            try (InputStream in = streams.get(i).body()) {
-                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).endsWith("data: [DONE]\n\n");
-            }
+            streams.get(i).body().close(); // the caller leaves: the gateway ends the stream
         }
     }
 
@@ -186,6 +190,7 @@ class SharedLimitsEndToEndTest {
         HttpResponse<String> r;
         while ((r = three.get(usages.size() % 3).call("/api/v1/messages", CHAT)).statusCode() == 200) {
             records.get(usages.size() % 3).next(); // ended: its usage is on its way to Redis
+            settledInRedis();
             JsonNode usage = JSON.readTree(r.body()).path("usage");
             usages.add(usage.path("input_tokens").asLong() + usage.path("output_tokens").asLong());
             assertThat(usages.size()).isLessThan(60);
@@ -311,6 +316,39 @@ class SharedLimitsEndToEndTest {
     }
 
     @Test
+    void redisFrozen_noRequestWaitsPastTimeout_fallbackAnswers_thawed_sharedAgain() throws Exception {
+        int timeoutMs = 200;
+        List<TestGateway> three = three("    limits: {requests_per_minute: 1000000}", timeoutMs, "local", 3,
+                Limiters.REDIS);
+        assertThat(inParallel(three, 30, 6, CHAT, "authorization", "Bearer " + TestGateway.KEY))
+                .allMatch(r -> r.statusCode() == 200);
+
+        List<Long> millis = new ArrayList<>();
+        List<Integer> statuses = new ArrayList<>();
+        redis.freeze(); // SIGSTOP: connections stay open, nothing is answered
+        try {
+            for (int i = 0; i < 9; i++) {
+                long t0 = System.nanoTime();
+                statuses.add(three.get(i % 3).call("/api/v1/chat/completions", CHAT).statusCode());
+                millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+            }
+        } finally {
+            redis.thaw();
+        }
+        Eventually.until(Duration.ofSeconds(10),
+                () -> three.stream().allMatch(g -> g.server().context().limiters().up()));
+
+        assertThat(statuses).as("the fallback admits; the caller sees no error").containsOnly(200);
+        // One check per gateway meets the frozen Redis and waits its timeout_ms; the next are decided at once.
+        assertThat(millis).allMatch(ms -> ms < timeoutMs + 1500, "each answered within timeout_ms and a margin");
+        for (TestGateway gw : three) {
+            assertThat(gw.server().context().limiters().timeouts()).isPositive();
+            assertThat(gw.server().context().limiters().fallbacks()).isPositive();
+        }
+        assertThat(three.get(1).call("/api/v1/chat/completions", CHAT).statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void redisFlushed_noErrorToCallers_countsStartAgain() throws Exception {
         List<TestGateway> three = three("    limits: {requests_per_minute: 10}", PATIENT_MS, "local", 3, stoppedClock);
         Map<Integer, Integer> before = new TreeMap<>();
@@ -377,7 +415,8 @@ class SharedLimitsEndToEndTest {
             Limiters.SharedFactory factory) throws Exception {
         List<TestGateway> three = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            three.add(gateway(keyLimits, redis.port(), timeoutMs, fallback, replicas, 4 * timeoutMs, factory));
+            three.add(gateway(keyLimits, redis.port(), timeoutMs, fallback, replicas, Math.max(1000, 4 * timeoutMs),
+                    factory));
         }
         return three;
     }
@@ -430,6 +469,23 @@ class SharedLimitsEndToEndTest {
                     deployments: [{provider: sim, model: sim-chat-1}]
                 """.formatted(redisPort, timeoutMs, fallback, replicas, leaseTtlMs, keyLimits,
                 TestGateway.sha256Hex(OTHER_KEY), otherKeyLimits);
+    }
+
+    /**
+     * Waits until every admission's settlement reached Redis (its hold is gone). Redis takes the commands of
+     * different connections in no promised order, so a test that counts across gateways waits for the one before.
+     */
+    private static void settledInRedis() throws InterruptedException {
+        Eventually.until(Duration.ofSeconds(10), () -> holds() == 0);
+    }
+
+    /** The admissions Redis holds, not settled yet. */
+    private static int holds() {
+        try {
+            return ((List<?>) redis.command("KEYS", "mgw:h:*")).size();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** {@code n} calls spread over the gateways in turn, from {@code threads} threads at once. */
