@@ -368,6 +368,39 @@ class SharedLimitsEndToEndTest {
                 Map.entry(429, 20));
     }
 
+    @Test
+    void clientLeavesWhileItsRequestWaitsForRedis_endedAtOnce_itsLateAdmissionSettled() throws Exception {
+        TestGateway gw = gateway("    limits: {requests_per_minute: 1000000}", redis.port(), 5000, "local", 3, 20_000,
+                Limiters.REDIS);
+        assertThat(gw.call("/api/v1/chat/completions", CHAT).statusCode()).isEqualTo(200);
+        settledInRedis();
+        io.modelgateway.core.exchange.Exchanges exchanges = gw.server().context().exchanges();
+        byte[] body = CHAT.getBytes(StandardCharsets.UTF_8);
+
+        redis.freeze();
+        try (java.net.Socket client = new java.net.Socket("127.0.0.1", gw.port())) {
+            client.getOutputStream().write(("POST /api/v1/chat/completions HTTP/1.1\r\nhost: gw\r\n"
+                    + "authorization: Bearer " + TestGateway.KEY + "\r\ncontent-type: application/json\r\n"
+                    + "content-length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            client.getOutputStream().write(body);
+            client.getOutputStream().flush();
+            Eventually.until(Duration.ofSeconds(10), () -> exchanges.inProgress() == 1); // held for Redis
+        } // the caller leaves
+        try {
+            // Ended while Redis still answers nothing: the request does not wait for it.
+            Eventually.until(Duration.ofSeconds(10), () -> exchanges.inProgress() == 0);
+        } finally {
+            redis.thaw();
+        }
+        // Redis answers the check late (or the gateway cancels it): either way its hold is given back, once.
+        settledInRedis();
+
+        assertThat(records.get(0).next().outcome()).isEqualTo(io.modelgateway.core.exchange.Outcome.DONE);
+        assertThat(records.get(0).next().outcome()).isEqualTo(io.modelgateway.core.exchange.Outcome.CANCELLED);
+        assertThat(gw.call("/api/v1/chat/completions", CHAT).statusCode()).isEqualTo(200);
+        assertThat(gw.server().context().limiters().up()).isTrue();
+    }
+
     // ---- reload
 
     @Test
