@@ -158,6 +158,12 @@ public final class BenchReport {
                     out.append(ceiling(gw, direct, paced));
                 }
             }
+            Row shared = rows.get("gateway-redis");
+            Row local = rows.values().stream().filter(r -> r.target().startsWith("gateway-jdk")).findFirst()
+                    .orElse(null);
+            if (shared != null && local != null) {
+                out.append('\n').append(sharedLimitsCost(shared, local));
+            }
         }
         return out.toString();
     }
@@ -178,6 +184,31 @@ public final class BenchReport {
             if (ngAdded > 0) {
                 sb.append(String.format(Locale.ROOT, " (%.2f×)", gwAdded / ngAdded));
             }
+        }
+        return sb.append('\n').toString();
+    }
+
+    /**
+     * What limits shared through Redis cost over local ones ({@code scripts/bench --redis}): the same gateway with
+     * the same config and load, its key's limits checked in Redis ({@code shared}) or in the process ({@code local}).
+     * Targets of the shared-limits issue: added CPU per request at most 15%, added p50 at most 150 µs.
+     */
+    static String sharedLimitsCost(Row shared, Row local) {
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                "%s / %s (Redis limits / local limits): req/s %.2f×", shared.target(), local.target(),
+                local.rps() > 0 ? shared.rps() / local.rps() : 0));
+        if (shared.cpuUsPerRequest() > 0 && local.cpuUsPerRequest() > 0) {
+            double added = shared.cpuUsPerRequest() - local.cpuUsPerRequest();
+            double percent = 100 * added / local.cpuUsPerRequest();
+            sb.append(String.format(Locale.ROOT, ", added CPU/request %+.1f µs (%+.1f%%, target ≤ 15%%: %s)", added,
+                    percent, percent <= 15 ? "met" : "MISSED"));
+        }
+        double addedP50Us = 1000 * (shared.p50Ms() - local.p50Ms());
+        sb.append(String.format(Locale.ROOT, ", added p50 %+.0f µs (target ≤ 150 µs: %s)", addedP50Us,
+                addedP50Us <= 150 ? "met" : "MISSED"));
+        if (shared.errors() > 0) {
+            sb.append(String.format(Locale.ROOT, "; %d errors: checks Redis did not answer in time were refused "
+                    + "(fallback deny), the figures are not the shared limits' alone", shared.errors()));
         }
         return sb.append('\n').toString();
     }

@@ -10,6 +10,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.modelgateway.core.limit.Limiters;
 import io.modelgateway.core.limit.RateLimiter;
 import io.modelgateway.core.observe.AccessLog;
 import io.modelgateway.core.observe.AdminServer;
@@ -21,6 +22,7 @@ import io.modelgateway.core.observe.LiveStats;
 import io.modelgateway.core.observe.GatewayMetrics;
 import io.modelgateway.core.observe.MetricsResponder;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
@@ -30,12 +32,18 @@ import java.util.logging.Logger;
  */
 public final class GatewayServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(GatewayServer.class.getName());
+    /**
+     * With a {@code redis} block, how long a start waits for Redis before it listens, so that the first requests
+     * meet the shared counts rather than the fallback; a Redis away at start delays it no longer than this.
+     */
+    static final Duration REDIS_AT_START = Duration.ofSeconds(2);
 
     private final EventLoopGroup group;
     private final Channel serverChannel;
     private final GatewayContext context;
     private final UpstreamPools pools;
     private final GatewayMetrics metrics;
+    private final Limiters limiters;
     private final AccessLog accessLog;
     /** Null when no admin listener is configured (then /metrics is on the API listener). */
     private final AdminServer admin;
@@ -47,6 +55,7 @@ public final class GatewayServer implements AutoCloseable {
         this.context = context;
         this.pools = pools;
         this.metrics = metrics;
+        this.limiters = context.limiters();
         this.accessLog = accessLog;
         this.admin = admin;
     }
@@ -67,6 +76,17 @@ public final class GatewayServer implements AutoCloseable {
      */
     public static GatewayServer start(GatewayConfig config, int threads, ExchangeObserver observer)
             throws InterruptedException {
+        return start(config, threads, observer, Limiters.REDIS);
+    }
+
+    /**
+     * @param threads      event loops; 0 means one per core
+     * @param observer     an extra observer of every exchange (tests), or null
+     * @param sharedLimits makes the shared limiter of a {@code redis} block: {@link Limiters#REDIS}, or (tests) one
+     *                     on a stopped clock
+     */
+    public static GatewayServer start(GatewayConfig config, int threads, ExchangeObserver observer,
+            Limiters.SharedFactory sharedLimits) throws InterruptedException {
         EventLoopGroup group = Transport.newGroup(threads, "gateway");
         UpstreamPools pools = new UpstreamPools();
         GatewayMetrics metrics = new GatewayMetrics(pools::openConnections);
@@ -76,8 +96,24 @@ public final class GatewayServer implements AutoCloseable {
         EventLoopAllocation.register(metrics, group);
         // The dashboard's counters exist only with an admin listener, the one place that shows them.
         LiveStats live = config.adminListen() == null ? null : new LiveStats();
-        GatewayContext context = new GatewayContext(config, pools, new RateLimiter(),
-                CompositeObserver.of(metrics, live, accessLog, observer));
+        // The shared-state metrics appear with the first redis block (at start or by a reload), never without one.
+        Limiters limiters = new Limiters(new RateLimiter(), group, sharedLimits,
+                l -> metrics.sharedState(l::up, l::timeouts, l::connectionErrors, l::redisErrors, l::fallbacks));
+        GatewayContext context;
+        try {
+            context = new GatewayContext(config, pools, limiters, CompositeObserver.of(metrics, live, accessLog,
+                    observer));
+            if (config.redis() != null && !limiters.awaitUp(REDIS_AT_START)) {
+                LOG.warning("shared limits: Redis at " + config.redis().endpoint() + " not reached within "
+                        + REDIS_AT_START.toMillis() + " ms; listening anyway, the fallback decides until it answers");
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            limiters.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            pools.close();
+            accessLog.close();
+            throw e;
+        }
         context.connectionCaps().deriveFromProcess();
         AdminServer admin = null;
         try {
@@ -106,6 +142,7 @@ public final class GatewayServer implements AutoCloseable {
             if (admin != null) {
                 admin.close();
             }
+            limiters.close();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             pools.close();
             accessLog.close();
@@ -170,6 +207,8 @@ public final class GatewayServer implements AutoCloseable {
             connections.forEach(ch -> ch.pipeline().fireUserEventTriggered(StreamGuard.DRAIN_DEADLINE));
             awaitClosed(connections, 2000);
         }
+        // The requests ended by the drain sent their settlements to Redis; they land before the loops stop.
+        limiters.close();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         pools.close();
         if (admin != null) {
