@@ -5,6 +5,8 @@ import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.limit.RateLimiter;
+import io.modelgateway.core.limit.SpendBudgets;
+import io.modelgateway.core.exchange.ExchangeTracer;
 import io.modelgateway.core.exchange.ExchangeObserver;
 import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.route.Routing;
@@ -31,6 +33,8 @@ public final class GatewayContext {
     private final UpstreamPools pools;
     private final SimulatorEngines simulators = new SimulatorEngines();
     private final RateLimiter limiter;
+    /** Every key's spend per UTC day and month, and its budgets; outlives reloads. */
+    private final SpendBudgets spend = new SpendBudgets();
     /** Every open client connection of the API listener (for the drain at shutdown and the connection cap). */
     private final ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);
     /** The caps on client connections (total and per address), checked as each connection opens. */
@@ -49,16 +53,27 @@ public final class GatewayContext {
     }
 
     public GatewayContext(GatewayConfig config, UpstreamPools pools, RateLimiter limiter, ExchangeObserver observer) {
+        this(config, pools, limiter, observer, null);
+    }
+
+    /** @param tracer starts every request's trace; null when tracing is off */
+    public GatewayContext(GatewayConfig config, UpstreamPools pools, RateLimiter limiter, ExchangeObserver observer,
+            ExchangeTracer tracer) {
         this.config = new AtomicReference<>(config);
         this.pools = pools;
         this.limiter = limiter;
-        this.exchanges = new Exchanges(observer);
+        this.exchanges = new Exchanges(observer, tracer);
         this.planner = new AttemptPlanner(pools, simulators, collectedBudget);
     }
 
     /** The limits of every key and model; its state outlives config reloads. */
     public RateLimiter limiter() {
         return limiter;
+    }
+
+    /** Every key's spend and its budgets; its state outlives config reloads. */
+    public SpendBudgets spend() {
+        return spend;
     }
 
     public Routing routing() {
