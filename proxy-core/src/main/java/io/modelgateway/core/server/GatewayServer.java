@@ -19,6 +19,10 @@ import io.modelgateway.core.observe.Dashboard;
 import io.modelgateway.core.observe.LiveStats;
 import io.modelgateway.core.observe.GatewayMetrics;
 import io.modelgateway.core.observe.MetricsResponder;
+import io.modelgateway.core.observe.KeySpends;
+import io.modelgateway.core.observe.OtelTracing;
+import io.modelgateway.core.config.KeyConfig;
+import io.modelgateway.core.limit.SpendBudgets;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -38,9 +42,12 @@ public final class GatewayServer implements AutoCloseable {
     private final AccessLog accessLog;
     /** Null when no admin listener is configured (then /metrics is on the API listener). */
     private final AdminServer admin;
+    /** Null when tracing is off (no {@code telemetry} block). */
+    private final OtelTracing tracing;
 
     private GatewayServer(EventLoopGroup group, Channel serverChannel, GatewayContext context, UpstreamPools pools,
-            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin) {
+            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin, OtelTracing tracing) {
+        this.tracing = tracing;
         this.group = group;
         this.serverChannel = serverChannel;
         this.context = context;
@@ -74,14 +81,17 @@ public final class GatewayServer implements AutoCloseable {
         metrics.accessLogDrops(accessLog::dropped);
         // The dashboard's counters exist only with an admin listener, the one place that shows them.
         LiveStats live = config.adminListen() == null ? null : new LiveStats();
+        // telemetry is read once, like access_log: a reload keeps the tracer it started with.
+        OtelTracing tracing = config.telemetry() == null ? null : OtelTracing.open(config.telemetry());
         GatewayContext context = new GatewayContext(config, pools, new RateLimiter(),
-                CompositeObserver.of(metrics, live, accessLog, observer));
+                CompositeObserver.of(metrics, live, accessLog, observer), tracing);
         context.connectionCaps().deriveFromProcess();
         AdminServer admin = null;
         try {
             if (config.adminListen() != null) {
                 Dashboard dashboard = new Dashboard(live, context::config,
-                        now -> context.routing().states(context.config(), now), config.adminListen().isLoopback());
+                        now -> context.routing().states(context.config(), now), config.adminListen().isLoopback())
+                        .spends(keySpends(context));
                 admin = new AdminServer(config.adminListen(), metrics, context::ready, dashboard).start();
             }
             ServerBootstrap b = new ServerBootstrap()
@@ -95,7 +105,7 @@ public final class GatewayServer implements AutoCloseable {
                     .childHandler(new GatewayChannelInitializer(context,
                             admin == null ? new MetricsResponder(metrics) : null));
             Channel ch = b.bind(config.listen().host(), config.listen().port()).sync().channel();
-            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin);
+            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin, tracing);
             LOG.info("gateway listening on http://" + server.hostPort() + " (" + Transport.name() + ")"
                     + (admin == null ? "" : "; admin on port " + admin.port()));
             LOG.info(context.connectionCaps().describe(config.server()));
@@ -107,8 +117,30 @@ public final class GatewayServer implements AutoCloseable {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             pools.close();
             accessLog.close();
+            if (tracing != null) {
+                tracing.close();
+            }
             throw e;
         }
+    }
+
+    /** What the admin listener reports of a configured key's spend: its counts and its current config's budgets. */
+    private static KeySpends keySpends(GatewayContext context) {
+        return name -> {
+            KeyConfig key = null;
+            for (KeyConfig k : context.config().keys()) {
+                if (k.name().equals(name)) {
+                    key = k;
+                    break;
+                }
+            }
+            if (key == null) {
+                return null;
+            }
+            SpendBudgets.Spend s = context.spend().spend(name);
+            return new KeySpends.KeySpend(s.todayUsd(), s.monthUsd(), key.budget().daily(), key.budget().monthly(),
+                    s.dayResetMillis(), s.monthResetMillis());
+        };
     }
 
     private static boolean awaitClosed(ChannelGroup connections, long millis) {
@@ -174,5 +206,8 @@ public final class GatewayServer implements AutoCloseable {
             admin.close();
         }
         accessLog.close(); // after the loops stopped: every exchange's line is queued by now
+        if (tracing != null) {
+            tracing.close(); // likewise: every span has ended; what is queued is exported now
+        }
     }
 }
