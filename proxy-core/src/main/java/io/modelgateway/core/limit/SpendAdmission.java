@@ -114,6 +114,27 @@ public final class SpendAdmission extends Admission {
         SpendBudgets.settle(spend, day, month, dayReserved, monthReserved, SpendBudgets.micros(record.costUsd()));
     }
 
+    // For tests: what the hold holds.
+    SpendBudgets.KeySpend spendOf() {
+        return spend;
+    }
+
+    long dayOf() {
+        return day;
+    }
+
+    long monthOf() {
+        return month;
+    }
+
+    long dayReservedMicros() {
+        return dayReserved;
+    }
+
+    long monthReservedMicros() {
+        return monthReserved;
+    }
+
     @Override
     public String toString() {
         return error == null ? "Admission[spend held, " + inner + "]" : "Admission[refused " + refusedLimit + "]";
