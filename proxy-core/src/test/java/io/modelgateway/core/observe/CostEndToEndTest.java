@@ -163,6 +163,29 @@ class CostEndToEndTest {
         assertThat(line.get("stream").asBoolean()).isTrue();
         assertThat(line.get("cost_usd").asDouble()).isCloseTo(expected, within(1e-9));
         assertThat(line.get("ttft_ms").isNumber()).isTrue();
+
+        // Anthropic style: input in message_start, output in the last message_delta.
+        HttpResponse<String> m = gw.call("/api/v1/messages", "{\"model\":\"sim-chat\",\"max_tokens\":30,"
+                + "\"stream\":true," + HI + "}");
+        assertThat(m.statusCode()).isEqualTo(200);
+        long input = -1;
+        long output = -1;
+        for (String event : m.body().split("\n\n")) {
+            int data = event.indexOf("data: ");
+            if (data < 0) {
+                continue;
+            }
+            JsonNode e = JSON.readTree(event.substring(data + 6));
+            if (e.path("type").asText().equals("message_start")) {
+                input = e.get("message").get("usage").get("input_tokens").asLong();
+            } else if (e.path("type").asText().equals("message_delta")) {
+                output = e.get("usage").get("output_tokens").asLong();
+            }
+        }
+        assertThat(input).isPositive();
+        assertThat(output).isPositive();
+        assertThat(accessLog(2).get(1).get("cost_usd").asDouble())
+                .isCloseTo(cost(2, 10, PER_REQUEST, input, output), within(1e-9));
     }
 
     @Test
