@@ -152,6 +152,8 @@ public final class OtelTracing implements ExchangeTracer, AutoCloseable {
         private final Context context;
         private final String operation;
         private Span attempt;
+        /** {@code gen_ai.provider.name} of the last attempt's provider; null before any attempt. */
+        private String providerName;
 
         Trace(Span exchange, Context context, String operation) {
             this.exchange = exchange;
@@ -165,11 +167,12 @@ public final class OtelTracing implements ExchangeTracer, AutoCloseable {
                 attempt.end(); // not expected: every attempt ends before the next begins
             }
             ProviderConfig p = deployment.provider();
+            providerName = providerName(p.type());
             var b = tracer.spanBuilder(operation + " " + deployment.upstreamModel())
                     .setParent(context)
                     .setSpanKind(SpanKind.CLIENT)
                     .setAttribute(OPERATION, operation)
-                    .setAttribute(PROVIDER, providerName(p.type()))
+                    .setAttribute(PROVIDER, providerName)
                     .setAttribute(REQUEST_MODEL, deployment.upstreamModel());
             URI base = p.baseUrl();
             if (p.type() != ProviderType.SIMULATOR && base != null && base.getHost() != null) {
@@ -220,7 +223,9 @@ public final class OtelTracing implements ExchangeTracer, AutoCloseable {
             }
             if (record.deployment() != null) {
                 exchange.setAttribute(RESPONSE_MODEL, record.deployment());
-                exchange.setAttribute(PROVIDER, record.provider());
+            }
+            if (providerName != null) {
+                exchange.setAttribute(PROVIDER, providerName);
             }
             usage(exchange, record);
             exchange.setAttribute(HTTP_STATUS, (long) record.status());

@@ -122,6 +122,7 @@ class OtelTracingEndToEndTest {
         assertThat(exchange.getName()).isEqualTo("chat traced");
         Map<String, Object> ex = attributes(exchange);
         assertThat(ex).containsEntry("gen_ai.operation.name", "chat")
+                .containsEntry("gen_ai.provider.name", "openai")
                 .containsEntry("gen_ai.request.model", "traced")
                 .containsEntry("gen_ai.response.model", "m-up")
                 .containsEntry("gen_ai.usage.input_tokens", usage.get("prompt_tokens").asLong())
