@@ -8,6 +8,9 @@ import io.modelgateway.codecs.sse.SseEventScanner;
 import io.modelgateway.codecs.translate.ResponseTranslator;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
 import io.modelgateway.core.exchange.AttemptHook;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Usd;
+import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 import io.modelgateway.core.exchange.Outcome;
@@ -391,6 +394,7 @@ public final class AnswerWriter {
         held = null;
         headSent = true;
         if (complete) {
+            costHeader(head.headers());
             writeAndFlush(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), body, head.headers(),
                     EmptyHttpHeaders.INSTANCE));
         } else {
@@ -585,6 +589,22 @@ public final class AnswerWriter {
             held.release();
             held = null;
         }
+    }
+
+    /**
+     * A key with {@code cost_header: true} gets the cost of a whole 2xx answer in {@code x-gateway-cost-usd}: its body
+     * is in, so its usage is known before its head (a stream's is not: its cost is in the access log and metrics only).
+     * Prices the record as the exchange's end will again, with the same counts.
+     */
+    void costHeader(HttpHeaders h) {
+        KeyConfig key = request.key();
+        ExchangeRecord record = request.record();
+        if (key == null || !key.costHeader() || !record.priced()) {
+            return;
+        }
+        accounting.account(Outcome.DONE, status == null ? 0 : status.code());
+        record.priceIt();
+        h.set(Usd.COST_HEADER, Usd.format(record.costUsd()));
     }
 
     // ------------------------------------------------------------------ writing

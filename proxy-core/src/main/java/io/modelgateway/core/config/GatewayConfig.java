@@ -24,6 +24,7 @@ import java.util.Objects;
  * @param upstreamLimits bounds on what an upstream's answer may make the gateway hold
  * @param adminKey     the key of the admin listener's dashboard ({@code admin.key}), or null for none
  * @param redis        where the replicas share their rate-limit state, or null: each replica counts on its own
+ * @param telemetry    where the exchanges' traces go, or null: nothing is traced
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -37,7 +38,8 @@ public record GatewayConfig(
         ServerConfig server,
         UpstreamLimitsConfig upstreamLimits,
         AdminKey adminKey,
-        RedisConfig redis) {
+        RedisConfig redis,
+        TelemetryConfig telemetry) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -52,6 +54,15 @@ public record GatewayConfig(
         keys = keys instanceof KeyIndex index ? index : new KeyIndex(List.copyOf(keys));
         providers = Collections.unmodifiableMap(new LinkedHashMap<>(providers));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
+    }
+
+    /** The shape before {@code telemetry} existed: no tracing. */
+    public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
+            Map<String, ProviderConfig> providers, Map<String, ModelConfig> models, String accessLog,
+            HostAndPort adminListen, ReloadConfig reload, ServerConfig server, UpstreamLimitsConfig upstreamLimits,
+            AdminKey adminKey, RedisConfig redis) {
+        this(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload, server, upstreamLimits,
+                adminKey, redis, null);
     }
 
     /** The shape before the upstream limits and {@code admin.key} existed: their defaults (no admin key). */
@@ -78,7 +89,7 @@ public record GatewayConfig(
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server, upstreamLimits, adminKey, redis);
+                server, upstreamLimits, adminKey, redis, telemetry);
     }
 
     /**

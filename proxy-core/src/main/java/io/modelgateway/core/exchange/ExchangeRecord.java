@@ -2,6 +2,8 @@ package io.modelgateway.core.exchange;
 
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.Saturating;
+import io.modelgateway.core.config.DeploymentConfig;
+import io.modelgateway.core.config.PriceConfig;
 
 /**
  * What the access log and the metrics learn of one API exchange. Made when the request is routed, filled in by
@@ -9,7 +11,7 @@ import io.modelgateway.codecs.Saturating;
  * timings), and handed to the {@link ExchangeObserver} once, when the exchange ends. Confined to the client
  * channel's event loop until {@link #end} hands it over; never holds a key or any request content.
  */
-public final class ExchangeRecord {
+public final class ExchangeRecord implements BilledTokens {
     /** Where the token counts came from. */
     public enum UsageSource {
         /** No tokens were used (refused before any upstream was asked). */
@@ -52,6 +54,8 @@ public final class ExchangeRecord {
     private long inputTokens;
     private long outputTokens;
     private double costUsd;
+    /** The price of the deployment that served (or was tried last); null when it has none. */
+    private PriceConfig price;
     private UsageSource usageSource = UsageSource.NONE;
     private Outcome outcome;
     private String limit;
@@ -98,6 +102,13 @@ public final class ExchangeRecord {
         this.deployment = upstreamModel;
     }
 
+    /** The deployment an attempt goes to: its provider, upstream model and price. */
+    public void deployment(DeploymentConfig d) {
+        this.provider = d.provider().name();
+        this.deployment = d.upstreamModel();
+        this.price = d.price();
+    }
+
     public void stream(boolean stream) {
         this.stream = stream;
     }
@@ -108,12 +119,29 @@ public final class ExchangeRecord {
         this.usageSource = source;
     }
 
-    /**
-     * What the exchange cost in US dollars, once something prices it. Nothing does yet: it stays 0, and the
-     * dashboard shows cost as "—" until an exchange reports a cost above 0.
-     */
+    /** What the exchange cost in US dollars: set by {@link #priceIt} at its end, once its tokens are known. */
     public void cost(double usd) {
         this.costUsd = usd;
+    }
+
+    /**
+     * Prices the exchange's tokens (every kind {@link BilledTokens} reports) at its deployment's price; nothing when
+     * the deployment has none. A cancelled or cut exchange is accounted with what was delivered, so it costs that.
+     */
+    public void priceIt() {
+        if (price != null) {
+            costUsd = price.cost(inputTokens(), cacheReadTokens(), cacheWriteTokens(), outputTokens());
+        }
+    }
+
+    /** The price the exchange's cost is computed with; null when unpriced. */
+    public PriceConfig price() {
+        return price;
+    }
+
+    /** Whether the exchange's deployment has a price (then {@link #costUsd()} is its cost, 0 included). */
+    public boolean priced() {
+        return price != null;
     }
 
     public void limit(String limit) {
@@ -282,6 +310,18 @@ public final class ExchangeRecord {
         return firstByteNanos == 0 ? -1 : firstByteNanos - startNanos;
     }
 
+    /**
+     * The gateway's own time to the response head: from the request to the head, less the upstream's time to its head
+     * ({@link #upstreamLatencyNanos()}, when known); -1 when no head went out.
+     */
+    public long gatewayLatencyNanos() {
+        if (headNanos == 0) {
+            return -1;
+        }
+        long upstream = upstreamLatencyNanos();
+        return Math.max(0, headNanos - startNanos - Math.max(0, upstream));
+    }
+
     /** Nanoseconds from sending the upstream request to the upstream's response head; -1 when unknown. */
     public long upstreamLatencyNanos() {
         return upstreamSentNanos == 0 || upstreamHeadNanos == 0 ? -1 : upstreamHeadNanos - upstreamSentNanos;
@@ -305,7 +345,7 @@ public final class ExchangeRecord {
         return Saturating.add(inputTokens, outputTokens);
     }
 
-    /** The exchange's cost in US dollars; 0 when nothing priced it (no prices are configured). */
+    /** The exchange's cost in US dollars; 0 when nothing priced it ({@link #priced()} false). */
     public double costUsd() {
         return costUsd;
     }

@@ -5,6 +5,7 @@ import io.modelgateway.codecs.Saturating;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.RequestPeek;
+import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.config.ModelConfig;
 import io.modelgateway.core.exchange.Admission;
 import io.modelgateway.core.exchange.Exchanges;
@@ -21,7 +22,9 @@ import java.util.logging.Logger;
  * (input: a quarter of the body's bytes; output: see {@link #outputEstimate}) against every limit that applies;
  * refused, the request is answered 429 in its style with {@code Retry-After} and the rate-limit headers, its record
  * naming the limit, and released here; admitted, it goes on carrying its {@link Admission}, which the request's end
- * settles against the real usage ({@link Exchanges#end}).
+ * settles against the real usage ({@link Exchanges#end}). Before the rate limits, the key's spend budgets
+ * ({@link SpendBudgets}) reserve the request's estimated cost at the dearest of the model's prices (and refuse when a
+ * budget is used up); they are this replica's own, also with a {@code redis} block.
  *
  * <p>Without a {@code redis} block the local {@link RateLimiter} decides at once, inside this call, allocating
  * nothing when no limit applies. With one, the {@link SharedLimiter} asks Redis: an answer known at once (no limit;
@@ -37,15 +40,26 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
     private static final Logger LOG = Logger.getLogger(LimitCheck.class.getName());
 
     private final Limiters limiters;
+    private final SpendBudgets spend;
     private ChannelHandlerContext ctx;
-    /** The request held for the shared limits' answer, that answer, and the request's input estimate; or null. */
+    /**
+     * The request held for the shared limits' answer, that answer, the request's input estimate and its spend
+     * reservation (null when no budget or price applies); or null.
+     */
     private GatewayRequest waiting;
     private Future<Admission> pending;
     private long waitingInputEstimate;
+    private SpendAdmission waitingSpend;
 
     public LimitCheck(Limiters limiters, Exchanges exchanges) {
+        this(limiters, new SpendBudgets(), exchanges);
+    }
+
+    /** @param spend the keys' spend and its budgets (checked first, for a key with a budget or a priced model) */
+    public LimitCheck(Limiters limiters, SpendBudgets spend, Exchanges exchanges) {
         super(exchanges);
         this.limiters = limiters;
+        this.spend = spend;
     }
 
     @Override
@@ -68,16 +82,22 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
             return;
         }
         long input = inputEstimate(request);
-        Future<Admission> answer = shared.admit(request.key(), request.model(),
-                Saturating.add(input, outputEstimate(request.endpoint(), request.peek(), request.model())),
+        long output = outputEstimate(request.endpoint(), request.peek(), request.model());
+        SpendAdmission held = reserveSpend(request, input, output);
+        if (held != null && !held.admitted()) {
+            proceed(ctx, request, refusedBySpend(request, held, input));
+            return;
+        }
+        Future<Admission> answer = shared.admit(request.key(), request.model(), Saturating.add(input, output),
                 ctx.channel().eventLoop());
         if (answer.isDone()) {
-            proceed(ctx, request, decided(request, answer.getNow(), input));
+            proceed(ctx, request, decided(request, withSpend(held, answer.getNow()), input));
             return;
         }
         waiting = request;
         pending = answer;
         waitingInputEstimate = input;
+        waitingSpend = held;
         request.touch("limit-check: waiting for the shared limits");
         answer.addListener(this);
     }
@@ -87,9 +107,13 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
     protected GatewayError check(GatewayRequest request) {
         ModelConfig model = request.model();
         long input = inputEstimate(request);
-        Admission admission = limiters.local().admit(request.key(), model,
-                Saturating.add(input, outputEstimate(request.endpoint(), request.peek(), model)));
-        return decided(request, admission, input);
+        long output = outputEstimate(request.endpoint(), request.peek(), model);
+        SpendAdmission held = reserveSpend(request, input, output);
+        if (held != null && !held.admitted()) {
+            return refusedBySpend(request, held, input);
+        }
+        Admission admission = limiters.local().admit(request.key(), model, Saturating.add(input, output));
+        return decided(request, withSpend(held, admission), input);
     }
 
     /** The shared limits answered (on this connection's loop: the answer completes there). */
@@ -105,11 +129,14 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
         }
         GatewayRequest request = waiting;
         long input = waitingInputEstimate;
+        SpendAdmission held = waitingSpend;
         waiting = null;
         pending = null;
+        waitingSpend = null;
         if (admission == null) {
             admission = Admission.UNLIMITED; // not reached: a future of the shared limiter never fails
         }
+        admission = withSpend(held, admission);
         if (!ctx.channel().isActive()) {
             // Closed, and channelInactive is on its way: end the request here, its admission settled by the end.
             request.admission(admission, input);
@@ -139,8 +166,44 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
         }
         waiting = null;
         pending = null;
+        if (waitingSpend != null) {
+            waitingSpend.release(); // nothing was spent: the shared answer, when it comes, is settled unused
+            waitingSpend = null;
+        }
         exchanges().end(request, Outcome.CANCELLED);
         request.release();
+    }
+
+    /**
+     * The key's spend reserved for this request at the dearest of the model's prices: null where there is no spend to
+     * count (no budget on the key, no price on the model), so a config without prices runs none of this.
+     */
+    private SpendAdmission reserveSpend(GatewayRequest request, long input, long output) {
+        KeyConfig key = request.key();
+        ModelConfig model = request.model();
+        boolean budgeted = !key.budget().isEmpty();
+        if (!budgeted && !model.priced()) {
+            return null;
+        }
+        return spend.admit(key, budgeted ? model.costEstimate(input, output) : 0);
+    }
+
+    private static GatewayError refusedBySpend(GatewayRequest request, SpendAdmission held, long input) {
+        request.admission(held, input);
+        request.record().limit(held.refusedLimit());
+        return held.error();
+    }
+
+    /** The rate limits' admission with the spend reservation around it; a refusal gives the reservation back. */
+    private static Admission withSpend(SpendAdmission held, Admission rateLimits) {
+        if (held == null) {
+            return rateLimits;
+        }
+        if (rateLimits.admitted()) {
+            return held.wrap(rateLimits);
+        }
+        held.release();
+        return rateLimits;
     }
 
     private static GatewayError decided(GatewayRequest request, Admission admission, long inputEstimate) {

@@ -40,6 +40,7 @@ import java.util.function.LongSupplier;
  *   gateway_upstream_protocol_errors_total{provider,reason}     counter, an upstream answer broke a rule or limit
  *   gateway_memory_refusals_total{provider,reason}              counter, an exchange ended for want of memory
  *   gateway_tokens_total{direction,model,key}                   counter, direction input|output
+ *   gateway_cost_usd_total{model,key,provider}                  counter, priced exchanges' cost in US dollars
  *   gateway_limit_refusals_total{key,model,limit}               counter
  *   gateway_inflight_exchanges                                  gauge, started − ended
  *   gateway_upstream_connections                                gauge, from the supplier given
@@ -110,6 +111,7 @@ public final class GatewayMetrics implements ExchangeObserver {
     private final Counter protocolErrors;
     private final Counter memoryRefusals;
     private final Counter tokens;
+    private final Counter cost;
     private final Counter refusals;
     private final LongAdder inflight = new LongAdder();
     /** The distinct render failures {@link MetricsResponder} logged; at most {@link #MAX_LOGGED_FAILURES}. */
@@ -193,6 +195,13 @@ public final class GatewayMetrics implements ExchangeObserver {
                 .name("gateway_tokens_total")
                 .help("Tokens by direction (input, output), model and gateway key name.")
                 .labelNames("direction", "model", "key")
+                .withoutExemplars()
+                .register(registry);
+        cost = Counter.builder()
+                .name("gateway_cost_usd_total")
+                .help("Cost in US dollars of the exchanges whose deployment has a price, by model, gateway key name "
+                        + "and provider.")
+                .labelNames("model", "key", "provider")
                 .withoutExemplars()
                 .register(registry);
         refusals = Counter.builder()
@@ -301,6 +310,13 @@ public final class GatewayMetrics implements ExchangeObserver {
         }
         if (record.outputTokens() > 0) {
             ks.outputTokens().inc((double) record.outputTokens());
+        }
+        if (record.priced()) {
+            double usd = record.costUsd();
+            if (usd >= 0 && usd < Double.POSITIVE_INFINITY) {
+                String provider = record.provider();
+                ks.cost(provider == null ? NO_PROVIDER : provider).inc(usd);
+            }
         }
         long upstream = record.upstreamLatencyNanos();
         if (upstream >= 0 || outcome == Outcome.UPSTREAM_ERROR) {
@@ -430,6 +446,10 @@ public final class GatewayMetrics implements ExchangeObserver {
     private record LimitCounter(String limit, CounterDataPoint counter) {
     }
 
+    /** One provider's cost counter. */
+    private record ProviderCost(String provider, CounterDataPoint counter) {
+    }
+
     private final class KeySeries {
         final ModelSeries model;
         final String keyLabel;
@@ -440,6 +460,8 @@ public final class GatewayMetrics implements ExchangeObserver {
         final AtomicReference<StatusCounter[]> byStatus = new AtomicReference<>(new StatusCounter[0]);
         /** Copy-on-write like {@link #byStatus}; one entry per configured limit that refused this key. */
         final AtomicReference<LimitCounter[]> byLimit = new AtomicReference<>(new LimitCounter[0]);
+        /** Copy-on-write like {@link #byStatus}; one entry per provider that served this key a priced exchange. */
+        final AtomicReference<ProviderCost[]> byProvider = new AtomicReference<>(new ProviderCost[0]);
 
         KeySeries(ModelSeries model, String keyLabel) {
             this.model = model;
@@ -491,6 +513,26 @@ public final class GatewayMetrics implements ExchangeObserver {
                     return counter;
                 }
             }
+        }
+
+        CounterDataPoint cost(String provider) {
+            ProviderCost[] current = byProvider.get();
+            for (ProviderCost pc : current) {
+                if (pc.provider.equals(provider)) {
+                    return pc.counter;
+                }
+            }
+            CounterDataPoint counter = GatewayMetrics.this.cost.labelValues(model.modelLabel, keyLabel, provider);
+            ProviderCost entry = new ProviderCost(provider, counter);
+            while (current.length < MAX_STATUS_PAIRS) {
+                ProviderCost[] next = Arrays.copyOf(current, current.length + 1);
+                next[current.length] = entry;
+                if (byProvider.compareAndSet(current, next)) {
+                    break;
+                }
+                current = byProvider.get();
+            }
+            return counter;
         }
 
         CounterDataPoint refusals(String limit) {

@@ -92,8 +92,11 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
         if (route.singleAttempt()) {
             // One deployment, no retries, no fallback: the exchange is the attempt, with nothing around it.
             DeploymentConfig deployment = model.deployments().get(0);
-            request.record().deployment(deployment.provider().name(), deployment.upstreamModel());
+            request.record().deployment(deployment);
             request.record().newAttempt();
+            if (request.trace() != null) {
+                request.trace().attemptStarted(deployment);
+            }
             return planner.attempt(ctx, request, model, deployment, AttemptHook.NONE, onDone);
         }
         RetryingExchange exchange = new RetryingExchange(ctx, request, route, planner.attempts(ctx, request), onDone);

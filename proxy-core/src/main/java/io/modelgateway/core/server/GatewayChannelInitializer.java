@@ -123,7 +123,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway.exchanges()));
         p.addLast(PipelineNames.REQUEST_VALIDATOR, new RequestValidator(gateway.exchanges()));
         p.addLast(PipelineNames.MODEL_RESOLVER, new ModelResolver(gateway.exchanges()));
-        p.addLast(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiters(), gateway.exchanges()));
+        p.addLast(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiters(), gateway.spend(), gateway.exchanges()));
         p.addLast(PipelineNames.EXCHANGE, new ExchangeStarter(gateway.routing(), gateway.planner(), gateway.exchanges()));
     }
 }

@@ -6,6 +6,8 @@ import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.limit.Limiters;
 import io.modelgateway.core.limit.RateLimiter;
+import io.modelgateway.core.limit.SpendBudgets;
+import io.modelgateway.core.exchange.ExchangeTracer;
 import io.modelgateway.core.exchange.ExchangeObserver;
 import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.route.Routing;
@@ -32,6 +34,8 @@ public final class GatewayContext {
     private final UpstreamPools pools;
     private final SimulatorEngines simulators = new SimulatorEngines();
     private final Limiters limiters;
+    /** Every key's spend per UTC day and month, and its budgets; outlives reloads. */
+    private final SpendBudgets spend = new SpendBudgets();
     /** Every open client connection of the API listener (for the drain at shutdown and the connection cap). */
     private final ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);
     /** The caps on client connections (total and per address), checked as each connection opens. */
@@ -51,22 +55,31 @@ public final class GatewayContext {
 
     /** Local limits only: a config with a {@code redis} block needs the server's event loops (the next constructor). */
     public GatewayContext(GatewayConfig config, UpstreamPools pools, RateLimiter limiter, ExchangeObserver observer) {
-        this(config, pools, new Limiters(limiter), observer);
+        this(config, pools, new Limiters(limiter), observer, null);
     }
 
-    /** @param limiters the limits; they take {@code config}'s {@code redis} block here, and each reload's in {@link #swap} */
-    public GatewayContext(GatewayConfig config, UpstreamPools pools, Limiters limiters, ExchangeObserver observer) {
+    /**
+     * @param limiters the limits; they take {@code config}'s {@code redis} block here, and each reload's in {@link #swap}
+     * @param tracer   starts every request's trace; null when tracing is off
+     */
+    public GatewayContext(GatewayConfig config, UpstreamPools pools, Limiters limiters, ExchangeObserver observer,
+            ExchangeTracer tracer) {
         limiters.configure(config.redis());
         this.config = new AtomicReference<>(config);
         this.pools = pools;
         this.limiters = limiters;
-        this.exchanges = new Exchanges(observer);
+        this.exchanges = new Exchanges(observer, tracer);
         this.planner = new AttemptPlanner(pools, simulators, collectedBudget);
     }
 
     /** The limits of every key and model (local, and shared through Redis with a {@code redis} block); outlive reloads. */
     public Limiters limiters() {
         return limiters;
+    }
+
+    /** Every key's spend and its budgets; its state outlives config reloads. */
+    public SpendBudgets spend() {
+        return spend;
     }
 
     public Routing routing() {

@@ -21,6 +21,10 @@ import io.modelgateway.core.observe.EventLoopAllocation;
 import io.modelgateway.core.observe.LiveStats;
 import io.modelgateway.core.observe.GatewayMetrics;
 import io.modelgateway.core.observe.MetricsResponder;
+import io.modelgateway.core.observe.KeySpends;
+import io.modelgateway.core.observe.OtelTracing;
+import io.modelgateway.core.config.KeyConfig;
+import io.modelgateway.core.limit.SpendBudgets;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -47,9 +51,12 @@ public final class GatewayServer implements AutoCloseable {
     private final AccessLog accessLog;
     /** Null when no admin listener is configured (then /metrics is on the API listener). */
     private final AdminServer admin;
+    /** Null when tracing is off (no {@code telemetry} block). */
+    private final OtelTracing tracing;
 
     private GatewayServer(EventLoopGroup group, Channel serverChannel, GatewayContext context, UpstreamPools pools,
-            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin) {
+            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin, OtelTracing tracing) {
+        this.tracing = tracing;
         this.group = group;
         this.serverChannel = serverChannel;
         this.context = context;
@@ -99,10 +106,13 @@ public final class GatewayServer implements AutoCloseable {
         // The shared-state metrics appear with the first redis block (at start or by a reload), never without one.
         Limiters limiters = new Limiters(new RateLimiter(), group, sharedLimits,
                 l -> metrics.sharedState(l::up, l::timeouts, l::connectionErrors, l::redisErrors, l::fallbacks));
+        // telemetry is read once, like access_log: a reload keeps the tracer it started with.
+        OtelTracing tracing = null;
         GatewayContext context;
         try {
+            tracing = config.telemetry() == null ? null : OtelTracing.open(config.telemetry());
             context = new GatewayContext(config, pools, limiters, CompositeObserver.of(metrics, live, accessLog,
-                    observer));
+                    observer), tracing);
             if (config.redis() != null && !limiters.awaitUp(REDIS_AT_START)) {
                 LOG.warning("shared limits: Redis at " + config.redis().endpoint() + " not reached within "
                         + REDIS_AT_START.toMillis() + " ms; listening anyway, the fallback decides until it answers");
@@ -112,6 +122,9 @@ public final class GatewayServer implements AutoCloseable {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             pools.close();
             accessLog.close();
+            if (tracing != null) {
+                tracing.close();
+            }
             throw e;
         }
         context.connectionCaps().deriveFromProcess();
@@ -119,7 +132,8 @@ public final class GatewayServer implements AutoCloseable {
         try {
             if (config.adminListen() != null) {
                 Dashboard dashboard = new Dashboard(live, context::config,
-                        now -> context.routing().states(context.config(), now), config.adminListen().isLoopback());
+                        now -> context.routing().states(context.config(), now), config.adminListen().isLoopback())
+                        .spends(keySpends(context));
                 admin = new AdminServer(config.adminListen(), metrics, context::ready, dashboard).start();
             }
             ServerBootstrap b = new ServerBootstrap()
@@ -133,7 +147,7 @@ public final class GatewayServer implements AutoCloseable {
                     .childHandler(new GatewayChannelInitializer(context,
                             admin == null ? new MetricsResponder(metrics) : null));
             Channel ch = b.bind(config.listen().host(), config.listen().port()).sync().channel();
-            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin);
+            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin, tracing);
             LOG.info("gateway listening on http://" + server.hostPort() + " (" + Transport.name() + ")"
                     + (admin == null ? "" : "; admin on port " + admin.port()));
             LOG.info(context.connectionCaps().describe(config.server()));
@@ -146,8 +160,30 @@ public final class GatewayServer implements AutoCloseable {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             pools.close();
             accessLog.close();
+            if (tracing != null) {
+                tracing.close();
+            }
             throw e;
         }
+    }
+
+    /** What the admin listener reports of a configured key's spend: its counts and its current config's budgets. */
+    private static KeySpends keySpends(GatewayContext context) {
+        return name -> {
+            KeyConfig key = null;
+            for (KeyConfig k : context.config().keys()) {
+                if (k.name().equals(name)) {
+                    key = k;
+                    break;
+                }
+            }
+            if (key == null) {
+                return null;
+            }
+            SpendBudgets.Spend s = context.spend().spend(name);
+            return new KeySpends.KeySpend(s.todayUsd(), s.monthUsd(), key.budget().daily(), key.budget().monthly(),
+                    s.dayResetMillis(), s.monthResetMillis());
+        };
     }
 
     private static boolean awaitClosed(ChannelGroup connections, long millis) {
@@ -215,5 +251,8 @@ public final class GatewayServer implements AutoCloseable {
             admin.close();
         }
         accessLog.close(); // after the loops stopped: every exchange's line is queued by now
+        if (tracing != null) {
+            tracing.close(); // likewise: every span has ended; what is queued is exported now
+        }
     }
 }

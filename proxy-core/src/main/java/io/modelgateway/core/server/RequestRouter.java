@@ -108,7 +108,7 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
             }
             GatewayRequest gr = new GatewayRequest(request, endpoint, style, requestId, keepAlive, start);
             gr.config(cfg);
-            exchanges.observer().started(gr.record());
+            exchanges.begin(gr);
             ResponseObserver responses = (ResponseObserver) ctx.pipeline().get(PipelineNames.RESPONSE_OBSERVER);
             if (responses != null) {
                 responses.expect(gr.record());

@@ -226,7 +226,7 @@ class ConfigLoaderTest {
         assertError(withKeys("modles: {}"))
                 .hasMessage("modles: unknown field (did you mean models?); allowed: listen, max_body_bytes,"
                         + " development_key, keys, providers, models, access_log, admin, reload, server, upstream_limits,"
-                        + " redis (test.yaml:5)");
+                        + " redis, telemetry (test.yaml:5)");
     }
 
     @Test
