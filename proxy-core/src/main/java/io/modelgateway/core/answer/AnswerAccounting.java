@@ -73,14 +73,18 @@ final class AnswerAccounting {
         }
         boolean complete = counts != null && (streamUsage == null || streamUsage.complete());
         if (ok && outcome == Outcome.DONE && complete) {
-            Usage u = counts.usage();
-            record.usage(u.promptTokens(), u.completionTokens(), ExchangeRecord.UsageSource.UPSTREAM);
+            // Every token type as the provider reported it (cache reads and writes, reasoning): contract 8.8.
+            record.usage(counts.usage(), ExchangeRecord.UsageSource.UPSTREAM);
         } else if (ok || (outcome == Outcome.CANCELLED && code == 0 && asked)) {
             Usage u = counts == null ? null : counts.usage();
-            long input = u != null && u.promptTokens() > 0 ? u.promptTokens() : request.estimatedInputTokens();
             long output = streamUsage == null ? 0
                     : Math.max(u == null ? 0 : u.completionTokens(), streamUsage.otherEvents());
-            record.usage(input, output, ExchangeRecord.UsageSource.ESTIMATED);
+            if (u != null && u.promptTokens() > 0) {
+                // The input the provider already reported, by type; the output is what was delivered.
+                record.usage(u.withOutput(output), ExchangeRecord.UsageSource.ESTIMATED);
+            } else {
+                record.usage(request.estimatedInputTokens(), output, ExchangeRecord.UsageSource.ESTIMATED);
+            }
         } else {
             record.usage(0, 0, ExchangeRecord.UsageSource.NONE);
         }
