@@ -1,5 +1,6 @@
 package io.modelgateway.core.answer;
 
+import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.translate.Usage;
 import io.modelgateway.codecs.usage.BodyUsageScanner;
 import io.modelgateway.codecs.usage.StreamUsageTracker;
@@ -63,6 +64,11 @@ final class AnswerAccounting {
     /** Puts the tokens on the record: {@code code} is the provider's status, 0 when no head arrived. */
     void account(Outcome outcome, int code) {
         ExchangeRecord record = request.record();
+        if (request.endpoint() == Endpoint.COUNT_TOKENS) {
+            // A count of tokens is not generation: nothing is accounted, whatever the answer says.
+            record.usage(0, 0, ExchangeRecord.UsageSource.NONE);
+            return;
+        }
         boolean ok = code >= 200 && code < 300;
         UsageCounts counts = streamUsage != null ? streamUsage.counts() : bodyUsage != null ? bodyUsage.counts() : null;
         if (counts != null && counts.implausible()) {

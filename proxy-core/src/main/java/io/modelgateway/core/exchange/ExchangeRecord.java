@@ -250,6 +250,7 @@ public final class ExchangeRecord {
             case CHAT_COMPLETIONS -> "chat_completions";
             case EMBEDDINGS -> "embeddings";
             case MESSAGES -> "messages";
+            case COUNT_TOKENS -> "count_tokens";
         };
     }
 

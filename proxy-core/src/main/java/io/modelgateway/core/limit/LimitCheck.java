@@ -30,7 +30,9 @@ public final class LimitCheck extends RequestStep {
     @Override
     protected GatewayError check(GatewayRequest request) {
         ModelConfig model = request.model();
-        long inputEstimate = Math.max(1, request.body().readableBytes() / 4);
+        // count_tokens generates nothing: its limit is the light one, a request counted, no tokens reserved.
+        long inputEstimate = request.endpoint() == Endpoint.COUNT_TOKENS ? 0
+                : Math.max(1, request.body().readableBytes() / 4);
         Admission admission = limiter.admit(request.key(), model,
                 Saturating.add(inputEstimate, outputEstimate(request.endpoint(), request.peek(), model)));
         request.admission(admission, inputEstimate);
@@ -51,7 +53,7 @@ public final class LimitCheck extends RequestStep {
      * translating (GD-12), for each of {@code n} choices; nothing for embeddings.
      */
     static long outputEstimate(Endpoint endpoint, RequestPeek peek, ModelConfig model) {
-        if (endpoint == Endpoint.EMBEDDINGS) {
+        if (endpoint == Endpoint.EMBEDDINGS || endpoint == Endpoint.COUNT_TOKENS) {
             return 0;
         }
         long cap = peek.maxTokens() > 0 ? peek.maxTokens()

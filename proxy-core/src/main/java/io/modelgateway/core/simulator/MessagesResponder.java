@@ -123,6 +123,28 @@ final class MessagesResponder {
         return plan.nonStream(ApiStyle.ANTHROPIC, headers, body(id, model, turn, inputTokens, plan));
     }
 
+    /**
+     * {@code POST /v1/messages/count_tokens}: {@code {"input_tokens": N}}, every input token the same body would
+     * report in a messages answer (uncached, and the cache reads and writes asked for). No generation, no pacing.
+     */
+    SimulatedResponse countTokens(JsonNode root, RequestPlan plan) {
+        RequestReader r = new RequestReader(ApiStyle.ANTHROPIC);
+        r.requireString(root, "model", "model");
+        JsonNode messages = r.requireNonEmptyArray(root, "messages", "messages");
+        long inputBytes = 0;
+        for (int i = 0; i < messages.size(); i++) {
+            JsonNode m = messages.get(i);
+            if (!m.isObject()) {
+                throw r.type(r.index("messages", i), "an object");
+            }
+            inputBytes += RequestReader.textBytes(RequestReader.get(m, "content"));
+        }
+        inputBytes += RequestReader.textBytes(RequestReader.get(root, "system"));
+        long tokens = RequestReader.tokensFor(inputBytes) + plan.cachedTokens() + plan.cacheWriteTokens();
+        byte[] body = new JsonBytes(32).raw("{\"input_tokens\":").num(tokens).raw("}").toBytes();
+        return SimulatedResponse.full(200, SimErrors.idHeaders(ApiStyle.ANTHROPIC, SimErrors.requestId()), 0, body);
+    }
+
     private static boolean hasToolResult(JsonNode content) {
         if (content.isArray()) {
             for (JsonNode block : content) {

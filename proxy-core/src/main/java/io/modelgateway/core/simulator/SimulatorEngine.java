@@ -91,6 +91,7 @@ public final class SimulatorEngine {
                 case CHAT_COMPLETIONS -> chat.answer(root, plan);
                 case EMBEDDINGS -> embeddings.answer(root, plan);
                 case MESSAGES -> messages.answer(root, plan, headers.apply("anthropic-version"));
+                case COUNT_TOKENS -> messages.countTokens(root, plan);
             };
         } catch (SimRequestException e) {
             return SimErrors.response(style, e);

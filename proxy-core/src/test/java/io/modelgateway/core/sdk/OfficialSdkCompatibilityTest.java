@@ -97,22 +97,22 @@ class OfficialSdkCompatibilityTest {
     @Test
     @Order(2)
     void anthropicNode0x_messagesWithApiKey_allPass() throws Exception {
-        // (19 shared + 3 x-api-key/Bearer/version) tests x 2 models.
-        runNodeTests("anthropic.test.mjs", 44);
+        // (20 shared + 3 x-api-key/Bearer/version) tests x 2 models.
+        runNodeTests("anthropic.test.mjs", 46);
     }
 
     @Test
     @Order(3)
     void anthropicNode1x_messagesWithBearerAndNewVersionDate_allPass() throws Exception {
-        // (19 shared + 1 system-role) tests x 2 models.
-        runNodeTests("anthropic-v1.test.mjs", 40);
+        // (20 shared + 1 system-role) tests x 2 models.
+        runNodeTests("anthropic-v1.test.mjs", 42);
     }
 
     @Test
     @Order(5)
     void crossStyle_openaiSdkOnAnthropicProvider_anthropicSdkOnOpenAiProvider_allPass() throws Exception {
-        // 7 openai SDK tests on cross-claude + 8 Anthropic SDK tests on cross-gpt.
-        runNodeTests("cross-style.test.mjs", 15);
+        // 7 openai SDK tests on cross-claude + 11 Anthropic SDK tests on cross-gpt.
+        runNodeTests("cross-style.test.mjs", 18);
     }
 
     /** What reached the provider: its own key in place of the caller's, and the caller's version date (GD-2). */
