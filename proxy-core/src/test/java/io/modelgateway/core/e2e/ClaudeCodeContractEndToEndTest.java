@@ -41,6 +41,7 @@ class ClaudeCodeContractEndToEndTest {
     static void start() throws Exception {
         sim = SimulatorServer.start("127.0.0.1", 0, SimulatorSettings.DEFAULT, null, req -> seen.add(Map.of(
                 ":path", req.uri(),
+                ":body", req.content().toString(StandardCharsets.UTF_8),
                 "anthropic-beta", String.join("\n", req.headers().getAll("anthropic-beta")),
                 "anthropic-version", String.valueOf(req.headers().get("anthropic-version")))));
         String base = "http://127.0.0.1:" + sim.port();
@@ -95,6 +96,20 @@ class ClaudeCodeContractEndToEndTest {
         assertThat(up.get(":path")).isEqualTo("/v1/messages");
         assertThat(up.get("anthropic-beta")).isEqualTo(BETAS);
         assertThat(up.get("anthropic-version")).isEqualTo("2023-06-01");
+    }
+
+    /** Prompt caching keeps working through the gateway: cache_control and the system prompt arrive as sent. */
+    @Test
+    void cacheControlAndSystem_reachTheAnthropicProviderUnchanged() throws Exception {
+        seen.clear();
+        String body = "{\"model\":\"claude\",\"max_tokens\":5,\"system\":[{\"type\":\"text\",\"text\":\"Long "
+                + "instructions.\",\"cache_control\":{\"type\":\"ephemeral\"}}],\"messages\":[{\"role\":\"user\","
+                + "\"content\":[{\"type\":\"text\",\"text\":\"hello\",\"cache_control\":{\"type\":\"ephemeral\","
+                + "\"ttl\":\"1h\"}}]}]}";
+        HttpResponse<String> r = gw.call("/api/v1/messages?beta=true", body, "anthropic-beta", BETAS);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(seen.get(seen.size() - 1).get(":body"))
+                .isEqualTo(body.replace("\"model\":\"claude\"", "\"model\":\"sim-claude-1\""));
     }
 
     @Test
