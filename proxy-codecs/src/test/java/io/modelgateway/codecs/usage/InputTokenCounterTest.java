@@ -6,10 +6,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class InputTokenCounterTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    @BeforeAll
+    static void loadTheEncoding() {
+        InputTokenCounter.load();
+        assertThat(InputTokenCounter.ready()).isTrue();
+    }
 
     /**
      * OpenAI's API reference answers the chat request system "You are a helpful assistant." + user "Hello!" with
@@ -34,6 +41,19 @@ class InputTokenCounterTest {
         long small = InputTokenCounter.messagesRequest(JSON.readTree(plain));
         assertThat(small).isEqualTo(3 + 3 + 1 + 2);
         assertThat(InputTokenCounter.messagesRequest(JSON.readTree(withTools))).isGreaterThan(small + 20);
+    }
+
+    /** Past the exact budget the rest is counted at the rate measured: the work per request is bounded. */
+    @Test
+    void longText_pastTheBudget_isExtrapolatedAtTheMeasuredRate() throws Exception {
+        String unit = "lorem ipsum dolor sit amet ";
+        long perUnit = InputTokenCounter.messagesRequest(JSON.readTree(
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"" + unit.repeat(100) + "\"}]}")) - 7;
+        String huge = unit.repeat(20 * InputTokenCounter.EXACT_CHARS / unit.length());
+        long n = InputTokenCounter.messagesRequest(JSON.readTree(
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"" + huge + "\"}]}")) - 7;
+        double expected = perUnit / 100.0 * (huge.length() / unit.length());
+        assertThat((double) n).isCloseTo(expected, org.assertj.core.data.Percentage.withPercentage(2));
     }
 
     @Test

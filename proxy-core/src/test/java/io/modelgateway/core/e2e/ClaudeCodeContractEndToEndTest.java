@@ -3,16 +3,19 @@ package io.modelgateway.core.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.exchange.ExchangeRecord;
 import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.simulator.SimulatorServer;
+import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.TestGateway;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -59,6 +62,8 @@ class ClaudeCodeContractEndToEndTest {
                   claude: {deployments: [{provider: up-anthropic, model: sim-claude-1}]}
                   local: {deployments: [{provider: sim, model: sim-local}]}
                 """.formatted(base, base), records);
+        // An openai provider is configured: the gateway loads its tokenizer at start, on a thread of its own.
+        Eventually.until(Duration.ofSeconds(120), InputTokenCounter::ready);
     }
 
     @AfterAll

@@ -3,11 +3,14 @@ package io.modelgateway.core.sdk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
+import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.TestGateway;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.io.File;
+import java.time.Duration;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,6 +78,9 @@ class OfficialSdkCompatibilityTest {
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models));
+        // The gateway loads its tokenizer on a thread of its own at start (an openai provider is configured);
+        // count_tokens on cross-gpt expects the tokenizer's count, not the stand-in used while it loads.
+        Eventually.until(Duration.ofSeconds(120), InputTokenCounter::ready);
     }
 
     @AfterAll
