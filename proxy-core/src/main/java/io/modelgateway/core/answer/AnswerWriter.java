@@ -6,6 +6,8 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.error.SecretRedactor;
 import io.modelgateway.codecs.sse.SseEventScanner;
 import io.modelgateway.codecs.translate.ResponseTranslator;
+import io.modelgateway.codecs.translate.StreamTranslator;
+import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.ExchangeRecord;
@@ -257,8 +259,13 @@ public final class AnswerWriter {
         if (contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
             accounting.stream();
+            StreamTranslator streamTranslator = translator == null ? null : translator.newStream(ctx.alloc());
+            if (streamTranslator != null && streamTranslator.wantsInputEstimate()) {
+                // 8.9 step 1: the caller's message_start carries the gateway's count of the input (once per answer).
+                streamTranslator.inputEstimate(InputTokenCounter.messagesRequest(request.body()));
+            }
             stream = new StreamRelay(this, new SseEventScanner(ctx.alloc(), limits.maxSseEventBytes()),
-                    translator == null ? null : translator.newStream(ctx.alloc()), accounting, withholdUsageChunk);
+                    streamTranslator, accounting, withholdUsageChunk);
             return; // the head goes out with the first event (GD-24)
         }
         accounting.body();

@@ -2,6 +2,7 @@ package io.modelgateway.core.exchange;
 
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.Saturating;
+import io.modelgateway.codecs.translate.Usage;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.PriceConfig;
 
@@ -53,6 +54,11 @@ public final class ExchangeRecord implements BilledTokens {
     private long endNanos;
     private long inputTokens;
     private long outputTokens;
+    /** Parts of {@link #inputTokens}: read from the prompt cache, written to it. */
+    private long cachedInputTokens;
+    private long cacheWriteTokens;
+    /** Part of {@link #outputTokens}: spent on reasoning (thinking). */
+    private long reasoningTokens;
     private double costUsd;
     /** The price of the deployment that served (or was tried last); null when it has none. */
     private PriceConfig price;
@@ -113,9 +119,21 @@ public final class ExchangeRecord implements BilledTokens {
         this.stream = stream;
     }
 
+    /** Tokens without a breakdown by type: all the input is uncached, none of the output is reasoning. */
     public void usage(long inputTokens, long outputTokens, UsageSource source) {
-        this.inputTokens = inputTokens;
-        this.outputTokens = outputTokens;
+        usage(new Usage(inputTokens, outputTokens, 0, 0, 0), source);
+    }
+
+    /**
+     * Tokens by type (contract 8.8): {@link #inputTokens} is every input token (uncached, cache reads and cache
+     * writes, OpenAI's {@code prompt_tokens}), {@link #outputTokens} every output token (reasoning included).
+     */
+    public void usage(Usage usage, UsageSource source) {
+        this.inputTokens = usage.promptTokens();
+        this.outputTokens = usage.completionTokens();
+        this.cachedInputTokens = usage.cacheRead();
+        this.cacheWriteTokens = usage.cacheCreation();
+        this.reasoningTokens = Math.min(usage.reasoning(), outputTokens);
         this.usageSource = source;
     }
 
@@ -260,6 +278,7 @@ public final class ExchangeRecord implements BilledTokens {
             case CHAT_COMPLETIONS -> "chat_completions";
             case EMBEDDINGS -> "embeddings";
             case MESSAGES -> "messages";
+            case COUNT_TOKENS -> "count_tokens";
         };
     }
 
@@ -340,7 +359,42 @@ public final class ExchangeRecord implements BilledTokens {
         return outputTokens;
     }
 
-    /** Input plus output: what the limits are settled with. Saturates, so two huge counts never sum to nothing. */
+    /** The input neither read from nor written to the prompt cache (Anthropic's {@code input_tokens}). */
+    public long uncachedInputTokens() {
+        return Math.max(0, Saturating.subtract(Saturating.subtract(inputTokens, cachedInputTokens), cacheWriteTokens));
+    }
+
+    /** The input read from the prompt cache (part of {@link #inputTokens}). */
+    public long cachedInputTokens() {
+        return cachedInputTokens;
+    }
+
+    /** The same, as the price reads it ({@link BilledTokens}). */
+    @Override
+    public long cacheReadTokens() {
+        return cachedInputTokens;
+    }
+
+    /** The input written to the prompt cache (part of {@link #inputTokens}). */
+    @Override
+    public long cacheWriteTokens() {
+        return cacheWriteTokens;
+    }
+
+    /** The output spent on reasoning (part of {@link #outputTokens}). */
+    public long reasoningTokens() {
+        return reasoningTokens;
+    }
+
+    /** The output that is not reasoning. */
+    public long nonReasoningOutputTokens() {
+        return outputTokens - reasoningTokens;
+    }
+
+    /**
+     * Input plus output, every type counted once (cache reads, cache writes and reasoning are parts of them): what
+     * the token limits are settled with. Saturates, so two huge counts never sum to nothing.
+     */
     public long totalTokens() {
         return Saturating.add(inputTokens, outputTokens);
     }

@@ -220,8 +220,9 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
         return Outcome.LIMITED;
     }
 
+    /** A quarter of the body's bytes; none for count_tokens, which generates nothing (a request counted, no tokens). */
     private static long inputEstimate(GatewayRequest request) {
-        return Math.max(1, request.body().readableBytes() / 4);
+        return request.endpoint() == Endpoint.COUNT_TOKENS ? 0 : Math.max(1, request.body().readableBytes() / 4);
     }
 
     /**
@@ -229,7 +230,7 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
      * translating (GD-12), for each of {@code n} choices; nothing for embeddings.
      */
     static long outputEstimate(Endpoint endpoint, RequestPeek peek, ModelConfig model) {
-        if (endpoint == Endpoint.EMBEDDINGS) {
+        if (endpoint == Endpoint.EMBEDDINGS || endpoint == Endpoint.COUNT_TOKENS) {
             return 0;
         }
         long cap = peek.maxTokens() > 0 ? peek.maxTokens()

@@ -71,7 +71,7 @@ class ObservabilityEndToEndTest {
                 .contains("gateway_requests_total{endpoint=\"messages\",key=\"none\",model=\"unknown\","
                         + "outcome=\"rejected\",status=\"401\"} 1.0")
                 .contains("gateway_limit_refusals_total{key=\"team-a\",limit=\"requests_per_minute\",model=\"oa-chat\"} 1.0")
-                .contains("gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"oa-chat\"} 15.0")
+                .contains("gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"oa-chat\",type=\"output\"} 15.0")
                 .contains("gateway_request_duration_seconds_bucket")
                 .contains("gateway_upstream_latency_seconds_count{provider=\"up\"}")
                 .contains("gateway_inflight_exchanges 0.0");
