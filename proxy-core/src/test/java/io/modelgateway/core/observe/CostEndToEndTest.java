@@ -144,6 +144,25 @@ class CostEndToEndTest {
         assertThat(m.values("gateway_cost_usd_total", "model")).doesNotContain("sim-free");
     }
 
+    /**
+     * Input read from the provider's prompt cache is priced at the deployment's {@code cached_input} rate, the rest of
+     * the input at {@code input}: the cost follows the token types the accounting reports.
+     */
+    @Test
+    void cachedInput_isPricedAtTheCachedRate() throws Exception {
+        HttpResponse<String> chat = gw.call("/api/v1/chat/completions", "{\"model\":\"sim-chat\"," + HI + "}",
+                "x-sim-cached-tokens", "3");
+        assertThat(chat.statusCode()).isEqualTo(200);
+        JsonNode u = JSON.readTree(chat.body()).get("usage");
+        long prompt = u.get("prompt_tokens").asLong();
+        long cached = u.path("prompt_tokens_details").path("cached_tokens").asLong();
+        assertThat(cached).as("the simulator reported cached input").isEqualTo(3);
+        double expected = PER_REQUEST + ((prompt - cached) * 2 + cached * 0.5
+                + u.get("completion_tokens").asLong() * 10) / 1e6;
+        assertThat(Double.parseDouble(header(chat, "x-gateway-cost-usd"))).isCloseTo(expected, within(1e-9));
+        assertThat(accessLog(1).get(0).get("cached_input_tokens").asLong()).isEqualTo(3);
+    }
+
     @Test
     void stream_costsItsUsageChunk_andTheLogHasTtft() throws Exception {
         HttpResponse<String> r = gw.call("/api/v1/chat/completions", "{\"model\":\"sim-chat\",\"stream\":true,"
