@@ -24,6 +24,9 @@ import java.util.Objects;
  * @param upstreamLimits bounds on what an upstream's answer may make the gateway hold
  * @param adminKey     the key of the admin listener's dashboard ({@code admin.key}), or null for none
  * @param redis        where the replicas share their rate-limit state, or null: each replica counts on its own
+ * @param tls          TLS on the API listener ({@code tls}), or null for plain HTTP
+ * @param adminTls     TLS on the admin listener ({@code admin.tls}), or null
+ * @param http2        HTTP/2 to clients: h2 by ALPN, h2c, the per-connection caps
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -37,7 +40,10 @@ public record GatewayConfig(
         ServerConfig server,
         UpstreamLimitsConfig upstreamLimits,
         AdminKey adminKey,
-        RedisConfig redis) {
+        RedisConfig redis,
+        TlsConfig tls,
+        TlsConfig adminTls,
+        Http2Config http2) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -49,9 +55,19 @@ public record GatewayConfig(
         Objects.requireNonNull(reload, "reload");
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(upstreamLimits, "upstreamLimits");
+        http2 = http2 == null ? Http2Config.DEFAULT : http2;
         keys = keys instanceof KeyIndex index ? index : new KeyIndex(List.copyOf(keys));
         providers = Collections.unmodifiableMap(new LinkedHashMap<>(providers));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
+    }
+
+    /** The shape before TLS and HTTP/2 existed: plain HTTP/1.1 listeners (and h2 by ALPN, were TLS on). */
+    public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
+            Map<String, ProviderConfig> providers, Map<String, ModelConfig> models, String accessLog,
+            HostAndPort adminListen, ReloadConfig reload, ServerConfig server, UpstreamLimitsConfig upstreamLimits,
+            AdminKey adminKey, RedisConfig redis) {
+        this(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload, server, upstreamLimits,
+                adminKey, redis, null, null, Http2Config.DEFAULT);
     }
 
     /** The shape before the upstream limits and {@code admin.key} existed: their defaults (no admin key). */
@@ -78,7 +94,17 @@ public record GatewayConfig(
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server, upstreamLimits, adminKey, redis);
+                server, upstreamLimits, adminKey, redis, tls, adminTls, http2);
+    }
+
+    /**
+     * This config with other listener protocols ({@code tls}, {@code admin.tls}, {@code http2}). A reload uses it to
+     * keep what the listeners were started with: those take a restart (the certificate files themselves are
+     * watched and reloaded by the server).
+     */
+    public GatewayConfig withProtocols(TlsConfig tls, TlsConfig adminTls, Http2Config http2) {
+        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
+                server, upstreamLimits, adminKey, redis, tls, adminTls, http2);
     }
 
     /**
