@@ -117,4 +117,91 @@ class TlsEndToEndTest {
         assertThat(second.out()).as(second.toString()).contains("Reused, TLSv1.2");
         assertThat(Files.size(session)).isPositive();
     }
+
+    /** A client that trusts only the test CA. */
+    static javax.net.ssl.SSLSocket connect(int port) throws Exception {
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        try (var in = Files.newInputStream(certs.caFile())) {
+            trust.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(in));
+        }
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+        tmf.init(trust);
+        javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
+        ssl.init(null, tmf.getTrustManagers(), null);
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) ssl.getSocketFactory().createSocket("127.0.0.1", port);
+        s.setSoTimeout(10_000);
+        s.startHandshake();
+        return s;
+    }
+
+    static String subject(javax.net.ssl.SSLSocket s) throws Exception {
+        return ((java.security.cert.X509Certificate) s.getSession().getPeerCertificates()[0])
+                .getSubjectX500Principal().getName();
+    }
+
+    /** One GET /health on an open connection; the answer's status line. */
+    static String health(javax.net.ssl.SSLSocket s) throws Exception {
+        s.getOutputStream().write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
+                java.nio.charset.StandardCharsets.US_ASCII));
+        String status = in.readLine();
+        long length = 0;
+        for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                length = Long.parseLong(line.substring(15).trim());
+            }
+        }
+        in.skip(length);
+        return status;
+    }
+
+    @Test
+    void certificateRotation_newConnectionsGetTheNewOne_openOnesStay_aBadPairIsRefused() throws Exception {
+        Path rotDir = Files.createDirectories(dir.resolve("rotation"));
+        Path[] files = {rotDir.resolve("live.crt"), rotDir.resolve("live.key")};
+        Path[] first = certs.write(certs.issueServer("first.test"), "first");
+        Files.copy(first[0], files[0]);
+        Files.copy(first[1], files[1]);
+        try (TestGateway rot = TestGateway.start("admin:\n  listen: 127.0.0.1:0\n"
+                + TestCertificates.tlsBlock(files, "  ") + TestCertificates.tlsBlock(files, "")
+                + TestGateway.simulatorConfig())) {
+            javax.net.ssl.SSLSocket open = connect(rot.port());
+            assertThat(subject(open)).isEqualTo("CN=first.test");
+            assertThat(health(open)).isEqualTo("HTTP/1.1 200 OK");
+            javax.net.ssl.SSLSocket admin = connect(rot.server().adminPort());
+            assertThat(subject(admin)).isEqualTo("CN=first.test");
+            assertThat(health(admin)).isEqualTo("HTTP/1.1 200 OK");
+            admin.close();
+
+            // A rotation: certbot writes the new pair; the reload round looks at the files.
+            Path[] second = certs.write(certs.issueServer("second.test"), "second");
+            Files.copy(second[0], files[0], java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(second[1], files[1], java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            rot.server().checkCertificates();
+            try (javax.net.ssl.SSLSocket next = connect(rot.port())) {
+                assertThat(subject(next)).isEqualTo("CN=second.test");
+            }
+            try (javax.net.ssl.SSLSocket nextAdmin = connect(rot.server().adminPort())) {
+                assertThat(subject(nextAdmin)).isEqualTo("CN=second.test");
+            }
+            assertThat(health(open)).as("the connection opened before the rotation").isEqualTo("HTTP/1.1 200 OK");
+
+            // Half a rotation (a certificate whose key is not written yet), then a file that is no PEM at all:
+            // both refused, the second pair stays.
+            Path[] third = certs.write(certs.issueServer("third.test"), "third");
+            Files.copy(third[0], files[0], java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            assertThat(rot.server().tls().check()).isFalse();
+            Files.writeString(files[1], "garbage");
+            assertThat(rot.server().tls().check()).isFalse();
+            try (javax.net.ssl.SSLSocket next = connect(rot.port())) {
+                assertThat(subject(next)).isEqualTo("CN=second.test");
+                assertThat(health(next)).isEqualTo("HTTP/1.1 200 OK");
+            }
+            open.close();
+        }
+    }
 }
