@@ -39,6 +39,11 @@ public final class TestCertificates {
         return certs;
     }
 
+    /** The authority itself (to issue other certificates with {@code CertificateBuilder.buildIssuedBy}). */
+    public X509Bundle authority() {
+        return ca;
+    }
+
     public Path caFile() {
         return dir.resolve("ca.pem");
     }
