@@ -149,6 +149,26 @@ public final class Http2ConnectionGuard extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * A stream's error goes on to the multiplexer (which hands it to that stream's channel); a connection error (a
+     * protocol violation, rapid reset, a CONTINUATION flood) is one log line without a stack trace; the codec then
+     * sends GOAWAY with the error's code and closes the connection itself. Anything else closes it here.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof io.netty.handler.codec.http2.Http2FrameStreamException) {
+            ctx.fireExceptionCaught(cause);
+            return;
+        }
+        Throwable reason = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
+                ? cause.getCause() : cause;
+        LOG.log(Level.INFO, "http2: closing the connection of " + ctx.channel().remoteAddress() + ": "
+                + reason.getMessage());
+        if (io.netty.handler.codec.http2.Http2CodecUtil.getEmbeddedHttp2Exception(cause) == null) {
+            ctx.close();
+        }
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         stopTicker();
