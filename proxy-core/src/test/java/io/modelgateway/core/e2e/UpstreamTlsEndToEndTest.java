@@ -114,4 +114,22 @@ class UpstreamTlsEndToEndTest {
             assertThat(reachedWrongName.get()).isEqualTo(before + 1);
         }
     }
+
+    /** Two providers on one origin, one checking and one not: the checking one never reuses the other's connection. */
+    @Test
+    void aVerifyingProvider_neverReusesAConnectionAnInsecureOneOpened() throws Exception {
+        String base = "\"https://127.0.0.1:" + wrongName.port() + "/v1\", api_key: " + UPSTREAM_KEY;
+        String providers = "  loose: {type: openai, base_url: " + base + ", insecure_skip_verify: true}\n"
+                + "  strict: {type: openai, base_url: " + base + ", ca_file: " + certs.caFile() + "}\n";
+        String models = "  loose: {deployments: [{provider: loose, model: sim-chat-1}]}\n"
+                + "  strict: {deployments: [{provider: strict, model: sim-chat-1}]}\n";
+        try (TestGateway gw = TestGateway.start(TestGateway.simulatorConfig(providers, models))) {
+            int before = reachedWrongName.get();
+            assertThat(gw.call("/api/v1/chat/completions", CHAT.replace("\"up\"", "\"loose\"")).statusCode())
+                    .isEqualTo(200);
+            HttpResponse<String> strict = gw.call("/api/v1/chat/completions", CHAT.replace("\"up\"", "\"strict\""));
+            assertThat(strict.statusCode()).as(strict.body()).isGreaterThanOrEqualTo(500);
+            assertThat(reachedWrongName.get()).isEqualTo(before + 1);
+        }
+    }
 }
