@@ -25,7 +25,7 @@ import java.util.Objects;
  *
  * <p>This class reads the top level (which fields may appear there, {@code listen}, {@code max_body_bytes},
  * {@code development_key}) and hands the sections, in this order, to one reader each: {@link ServerSection}
- * ({@code access_log}, {@code admin} with its key, {@code reload}, {@code server}), {@link RedisSection}, {@link TelemetrySection}, {@link ProvidersSection},
+ * ({@code access_log}, {@code admin} with its key and TLS, {@code tls}, {@code http2}, {@code reload}, {@code server}), {@link RedisSection}, {@link TelemetrySection}, {@link ProvidersSection},
  * {@link ModelsSection} and {@link KeysSection}, the last two with {@link LimitsSection} for their limits blocks.
  * What they all use (paths, lines, messages, {@code ${VAR}} expansion, typed fields) is in {@link ConfigReader}.
  */
@@ -39,7 +39,7 @@ public final class ConfigLoader extends ConfigReader {
 
     private static final List<String> TOP_FIELDS = List.of("listen", "max_body_bytes", "development_key", "keys",
             "providers", "models", "access_log", "admin", "reload", "server", "upstream_limits", "redis",
-            "telemetry");
+            "telemetry", "tls", "http2");
 
     private ConfigLoader(String source, Map<String, String> env) {
         super(source, env);
@@ -108,6 +108,9 @@ public final class ConfigLoader extends ConfigReader {
         String accessLog = serverSection.accessLog(top);
         HostAndPort adminListen = serverSection.adminListen(top, listen);
         AdminKey adminKey = serverSection.adminKey(top, adminListen);
+        TlsConfig tls = serverSection.tls(top);
+        TlsConfig adminTls = serverSection.adminTls(top, adminListen);
+        Http2Config http2 = serverSection.http2(top, tls);
         ReloadConfig reload = serverSection.reload(top);
         ServerConfig server = serverSection.server(top);
         UpstreamLimitsConfig upstreamLimits = serverSection.upstreamLimits(top);
@@ -117,7 +120,7 @@ public final class ConfigLoader extends ConfigReader {
         Map<String, ModelConfig> models = new ModelsSection(this).models(top, providers);
         List<KeyConfig> keys = keys(top, listen, models);
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server, upstreamLimits, adminKey, redis, telemetry);
+                server, upstreamLimits, adminKey, redis, telemetry, tls, adminTls, http2);
     }
 
     // ---- listen

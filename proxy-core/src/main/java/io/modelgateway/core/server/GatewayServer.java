@@ -55,10 +55,16 @@ public final class GatewayServer implements AutoCloseable {
     private final AdminServer admin;
     /** Null when tracing is off (no {@code telemetry} block). */
     private final OtelTracing tracing;
+    /** The API listener's TLS and the admin listener's, or null for plain HTTP. */
+    private final ServerTls tls;
+    private final ServerTls adminTls;
 
     private GatewayServer(EventLoopGroup group, Channel serverChannel, GatewayContext context, UpstreamPools pools,
-            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin, OtelTracing tracing) {
+            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin, OtelTracing tracing, ServerTls tls,
+            ServerTls adminTls) {
         this.tracing = tracing;
+        this.tls = tls;
+        this.adminTls = adminTls;
         this.group = group;
         this.serverChannel = serverChannel;
         this.context = context;
@@ -96,6 +102,9 @@ public final class GatewayServer implements AutoCloseable {
      */
     public static GatewayServer start(GatewayConfig config, int threads, ExchangeObserver observer,
             Limiters.SharedFactory sharedLimits) throws InterruptedException {
+        // The certificate files are read first: a bad one stops the start with a message naming the block.
+        ServerTls tls = config.tls() == null ? null : ServerTls.start(config.tls(), config.http2().enabled());
+        ServerTls adminTls = config.adminTls() == null ? null : ServerTls.start(config.adminTls(), false);
         EventLoopGroup group = Transport.newGroup(threads, "gateway");
         UpstreamPools pools = new UpstreamPools();
         GatewayMetrics metrics = new GatewayMetrics(pools::openConnections);
@@ -141,7 +150,11 @@ public final class GatewayServer implements AutoCloseable {
                 Dashboard dashboard = new Dashboard(live, context::config,
                         now -> context.routing().states(context.config(), now), config.adminListen().isLoopback())
                         .spends(keySpends(context));
-                admin = new AdminServer(config.adminListen(), metrics, context::ready, dashboard).start();
+                admin = new AdminServer(config.adminListen(), metrics, context::ready, dashboard);
+                if (adminTls != null) {
+                    admin.tls(adminTls::context);
+                }
+                admin.start();
             }
             ServerBootstrap b = new ServerBootstrap()
                     .group(group)
@@ -152,10 +165,13 @@ public final class GatewayServer implements AutoCloseable {
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
                     .childHandler(new GatewayChannelInitializer(context,
-                            admin == null ? new MetricsResponder(metrics) : null));
+                            admin == null ? new MetricsResponder(metrics) : null, tls));
             Channel ch = b.bind(config.listen().host(), config.listen().port()).sync().channel();
-            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin, tracing);
-            LOG.info("gateway listening on http://" + server.hostPort() + " (" + Transport.name() + ")"
+            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin, tracing,
+                    tls, adminTls);
+            LOG.info("gateway listening on " + server.scheme() + "://" + server.hostPort() + " (" + Transport.name()
+                    + (tls != null ? ", TLS" + (config.http2().enabled() ? ", h2" : "") : "")
+                    + (tls == null && config.http2().cleartext() ? ", h2c" : "") + ")"
                     + (admin == null ? "" : "; admin on port " + admin.port()));
             LOG.info(context.connectionCaps().describe(config.server()));
             return server;
@@ -214,6 +230,29 @@ public final class GatewayServer implements AutoCloseable {
         InetSocketAddress a = (InetSocketAddress) serverChannel.localAddress();
         String host = a.getAddress().getHostAddress();
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** {@code https} on a TLS listener, {@code http} otherwise. */
+    public String scheme() {
+        return tls == null ? "http" : "https";
+    }
+
+    /** The API listener's TLS, or null. */
+    public ServerTls tls() {
+        return tls;
+    }
+
+    /**
+     * Looks at the certificate files of both listeners and installs a new context for new connections where they
+     * changed (a bad pair is refused with a log line, the old one stays). Blocking: the reload thread calls it.
+     */
+    public void checkCertificates() {
+        if (tls != null) {
+            tls.check();
+        }
+        if (adminTls != null) {
+            adminTls.check();
+        }
     }
 
     public GatewayContext context() {

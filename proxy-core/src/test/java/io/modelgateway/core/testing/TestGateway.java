@@ -98,7 +98,7 @@ public final class TestGateway implements AutoCloseable {
     }
 
     public String url(String path) {
-        return "http://127.0.0.1:" + port() + path;
+        return server.scheme() + "://127.0.0.1:" + port() + path;
     }
 
     public HttpRequest.Builder post(String path, String json) {
