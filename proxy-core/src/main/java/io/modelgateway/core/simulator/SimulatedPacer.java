@@ -12,12 +12,11 @@ import java.util.concurrent.TimeUnit;
  * ({@link SimulatedResponseWriter}), the gateway's in-process provider feeds them to the exchange's answer writer
  * ({@link SimulatorExchange}), so both answer alike in time and shape.
  *
- * <p>Waits are never slept: the head's delay is {@code schedule}d on the channel's event loop, the gaps between events
- * wait on the loop's {@link PacingWheel} (one timer per loop per millisecond, not one per event); everything runs
- * there, so no field needs a lock. While the client channel is not writable the walk stops and {@link #resume()} continues it; a sink that
+ * <p>Waits are {@code schedule}d on the channel's event loop, never slept; everything runs there, so no field needs
+ * a lock. While the client channel is not writable the walk stops and {@link #resume()} continues it; a sink that
  * {@link Sink#stopped() stopped} ends it, and {@link #cancel()} drops a pending timer.
  */
-final class SimulatedPacer implements PacingWheel.Waiter {
+final class SimulatedPacer {
 
     /** Where the parts of the answer go. Called on the channel's event loop. */
     interface Sink {
@@ -77,7 +76,7 @@ final class SimulatedPacer implements PacingWheel.Waiter {
         }
     }
 
-    /** Stop, and let go of the timer (a wait on the wheel ends when due, and then does nothing). */
+    /** Stop, and let go of the timer. */
     void cancel() {
         cancelled = true;
         if (timer != null) {
@@ -114,7 +113,7 @@ final class SimulatedPacer implements PacingWheel.Waiter {
             SimEvent event = events.get(next);
             if (event.delayNanos() > 0 && !delayElapsed) {
                 delayElapsed = true;
-                PacingWheel.of(channel.eventLoop()).add(this, event.delayNanos());
+                timer = channel.eventLoop().schedule(this::afterDelay, event.delayNanos(), TimeUnit.NANOSECONDS);
                 return;
             }
             delayElapsed = false;
@@ -133,9 +132,8 @@ final class SimulatedPacer implements PacingWheel.Waiter {
         }
     }
 
-    /** The wait before the next event is over (the loop's {@link PacingWheel} says so). */
-    @Override
-    public void due() {
+    private void afterDelay() {
+        timer = null;
         events();
     }
 }
