@@ -140,6 +140,10 @@ public final class AnswerWriter {
     private HttpResponse heldHead;
     /** The pieces of that body so far: one retained piece, or a composite of them; null when none. */
     private ByteBuf held;
+    /** STREAM: the chunks written since the last read's end, not yet passed on ({@link #pend}); null when none. */
+    private ByteBuf pending;
+    /** {@link #pending} is a composite this writer made (else one chunk's own buffer). */
+    private boolean pendingMerged;
     /** The stream being relayed (STREAM); null otherwise. */
     private StreamRelay stream;
     /** The body being collected whole (COLLECT, ERROR); null otherwise. */
@@ -337,6 +341,7 @@ public final class AnswerWriter {
     /** The end of one read of the provider's answer: what it brought leaves in one write (one system call). */
     public void readComplete() {
         if (!done && (mode == Mode.RELAY || mode == Mode.STREAM)) {
+            writePending();
             ctx.flush();
         }
     }
@@ -596,6 +601,11 @@ public final class AnswerWriter {
             held.release();
             held = null;
         }
+        if (pending != null) {
+            pending.release(); // the answer ended without a last write (the client left, the provider failed)
+            pending = null;
+            pendingMerged = false;
+        }
     }
 
     /**
@@ -637,10 +647,47 @@ public final class AnswerWriter {
      * fired into the client pipeline's {@code exceptionCaught}, which hands it back here ({@link #clientFailed}).
      */
     void write(Object msg) {
+        if (mode == Mode.STREAM && msg.getClass() == DefaultHttpContent.class) {
+            pend(((DefaultHttpContent) msg).content());
+            return;
+        }
+        writePending();
         ctx.write(msg, ctx.voidPromise());
     }
 
     void writeAndFlush(Object msg) {
+        writePending();
         ctx.writeAndFlush(msg, ctx.voidPromise());
+    }
+
+    /**
+     * A stream's chunks are merged while one read of the upstream is handled and leave as one chunk at its end
+     * ({@link #readComplete}), or before anything else is written: an upstream that sends each event in its own HTTP
+     * chunk (as OpenAI's API does) costs the client side one chunk header, one outbound entry and one message per
+     * read, not per event. The bytes and their order are the same; the composite holds the pieces, never copies.
+     */
+    private void pend(ByteBuf piece) {
+        if (pending == null) {
+            pending = piece;
+            return;
+        }
+        if (!pendingMerged) {
+            // no limit on components: past one, Netty would copy them into one buffer
+            CompositeByteBuf merged = new CompositeByteBuf(ctx.alloc(), pending.isDirect(), Integer.MAX_VALUE);
+            merged.addComponent(true, pending);
+            pending = merged;
+            pendingMerged = true;
+        }
+        ((CompositeByteBuf) pending).addComponent(true, piece);
+    }
+
+    /** The chunks merged so far, out as one, before whatever is written next. */
+    private void writePending() {
+        if (pending != null) {
+            ByteBuf out = pending;
+            pending = null;
+            pendingMerged = false;
+            ctx.write(new DefaultHttpContent(out), ctx.voidPromise());
+        }
     }
 }

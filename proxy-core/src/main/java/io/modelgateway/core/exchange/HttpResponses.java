@@ -4,6 +4,7 @@ import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 
 import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Saturating;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
@@ -64,13 +65,16 @@ public final class HttpResponses {
             h.set(RETRY_AFTER_MS, "1000");
         } else if (millis == null) {
             try {
-                h.set(RETRY_AFTER_MS, Long.toString(Long.parseLong(seconds.trim()) * 1000));
+                // A provider's number, so bounded: never negative, never wrapped past Long.MAX_VALUE.
+                h.set(RETRY_AFTER_MS, Long.toString(Saturating.multiply(Math.max(0, Long.parseLong(seconds.trim())),
+                        1000)));
             } catch (NumberFormatException e) {
                 // an HTTP date: the SDKs understand it as it is
             }
         } else if (seconds == null) {
             try {
-                h.set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (Long.parseLong(millis.trim()) + 999) / 1000)));
+                h.set(HttpHeaderNames.RETRY_AFTER,
+                        Long.toString(Math.max(1, Saturating.add(Long.parseLong(millis.trim()), 999) / 1000)));
             } catch (NumberFormatException e) {
                 h.set(HttpHeaderNames.RETRY_AFTER, "1");
             }

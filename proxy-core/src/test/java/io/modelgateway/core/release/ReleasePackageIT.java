@@ -295,6 +295,10 @@ class ReleasePackageIT {
         static Gateway start(Map<String, String> extra, String... args) throws IOException {
             Path emptyBin = Files.createDirectories(tmp.resolve("empty-bin"));
             List<String> command = new ArrayList<>();
+            // SIGHUP at its default, as systemd starts the service: a suite run under nohup would otherwise hand
+            // the gateway SIGHUP ignored, and an ignored signal cannot be handled (the reload test needs it).
+            command.add("/usr/bin/env");
+            command.add("--default-signal=HUP");
             command.add(release.resolve("bin/model-gateway").toString());
             command.addAll(List.of(args));
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).directory(tmp.toFile());
