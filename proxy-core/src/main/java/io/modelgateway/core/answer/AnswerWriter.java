@@ -672,7 +672,7 @@ public final class AnswerWriter {
             return;
         }
         if (!pendingMerged) {
-            // no limit on components: past one, Netty would copy them into one buffer
+            // no limit on components: past its limit, a composite copies its components into one buffer
             CompositeByteBuf merged = new CompositeByteBuf(ctx.alloc(), pending.isDirect(), Integer.MAX_VALUE);
             merged.addComponent(true, pending);
             pending = merged;
