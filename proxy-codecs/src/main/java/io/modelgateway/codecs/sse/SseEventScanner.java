@@ -44,8 +44,6 @@ public final class SseEventScanner {
     private int lineEnds;
     /** The last byte seen was CR, so an LF right after it belongs to the same line end. */
     private boolean lastWasCr;
-    /** Where the event last handed on starts in the buffer being fed; -1 when it was assembled from earlier reads. */
-    private int lastEventIndex = -1;
 
     /** A scanner with the {@link #DEFAULT_MAX_EVENT_BYTES default limit}. */
     public SseEventScanner(ByteBufAllocator alloc) {
@@ -144,7 +142,6 @@ public final class SseEventScanner {
                 return overflow();
             }
             event = in.retainedSlice(eventStart, n);
-            lastEventIndex = eventStart;
         } else {
             if ((long) pending.readableBytes() + n > maxEventBytes) {
                 return overflow();
@@ -152,19 +149,9 @@ public final class SseEventScanner {
             append(in, eventStart, n);
             event = pending;
             pending = null;
-            lastEventIndex = -1;
         }
         onEvent.accept(event);
         return eventEnd;
-    }
-
-    /**
-     * For the consumer, while it handles an event: where that event starts in the buffer being fed (it is a slice of
-     * it from there), or -1 when it was assembled from pieces of earlier reads. Events handed on one after the other
-     * whose indexes join up are contiguous bytes of that buffer, which a pass-through relay can send as one slice.
-     */
-    public int lastEventIndex() {
-        return lastEventIndex;
     }
 
     /** Adds {@code n} bytes of {@code in} to the unfinished event: as a slice while there are few, else copied. */

@@ -30,37 +30,6 @@ class SseEventScannerTest {
                 "data: [DONE]\n\n");
     }
 
-    /**
-     * While an event is handed on, {@code lastEventIndex} says where it starts in the buffer being fed, or -1 when it
-     * was put together from an earlier read: events whose indexes join up are contiguous bytes of that buffer.
-     */
-    @Test
-    void lastEventIndex_whereEachEventStartsInTheFedBuffer_orMinusOneWhenAssembled() {
-        byte[] all = OPENAI.getBytes(StandardCharsets.UTF_8);
-        int cut = 10; // inside the first event
-        ByteBuf first = Unpooled.wrappedBuffer(all, 0, cut);
-        ByteBuf second = Unpooled.wrappedBuffer(all, cut, all.length - cut).readerIndex(0);
-        SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT);
-        List<Integer> indexes = new ArrayList<>();
-        List<Integer> lengths = new ArrayList<>();
-        for (ByteBuf piece : List.of(first, second)) {
-            scanner.feed(piece, e -> {
-                indexes.add(scanner.lastEventIndex());
-                lengths.add(e.readableBytes());
-                e.release();
-            });
-        }
-        scanner.release();
-        first.release();
-        second.release();
-        // The first event spans both reads; the rest are slices of the second, each starting where the one before ended.
-        assertThat(indexes.get(0)).isEqualTo(-1);
-        int firstEnd = lengths.get(0) - cut;
-        assertThat(indexes.subList(1, indexes.size())).containsExactly(firstEnd, firstEnd + lengths.get(1),
-                firstEnd + lengths.get(1) + lengths.get(2));
-        assertThat(firstEnd + lengths.get(1) + lengths.get(2) + lengths.get(3)).isEqualTo(all.length - cut);
-    }
-
     @Test
     void feed_crlfAndCrLineEnds_areBoundaries() {
         List<String> events = scan(List.of(ANTHROPIC.getBytes(StandardCharsets.UTF_8)));

@@ -45,10 +45,6 @@ final class StreamRelay {
     private final StreamTranslator translator;
     private final AnswerAccounting accounting;
     private final boolean withholdUsageChunk;
-    /** The buffer being fed (during {@link #feed}), and the run of its bytes to send as one slice: [start, end). */
-    private ByteBuf source;
-    private int runStart = -1;
-    private int runEnd;
     /** The provider sent an error event (relayed as it is when passing through): the exchange failed upstream. */
     private boolean upstreamErrorEvent;
 
@@ -63,20 +59,7 @@ final class StreamRelay {
 
     /** A piece of the stream ({@code last}: its end). Borrowed. */
     void feed(ByteBuf c, boolean last) {
-        source = c;
-        boolean fits;
-        try {
-            fits = scanner.feed(c, translator == null ? this::passEvent : this::translateEvent);
-        } finally {
-            // Also when the feed failed part-way (an allocation refused): the events before the failure were good
-            // and go out before the failure ends the answer, as they would have one by one.
-            if (writer.done()) {
-                runStart = -1; // the answer ended inside this piece: nothing more of it goes out
-            } else {
-                sendRun(); // before the feeder releases the piece the run is a slice of
-            }
-            source = null;
-        }
+        boolean fits = scanner.feed(c, translator == null ? this::passEvent : this::translateEvent);
         if (writer.done()) {
             scanner.release(); // an event ended the exchange (malformed); drop what the feed kept after it
             return;
@@ -113,14 +96,10 @@ final class StreamRelay {
     }
 
     /**
-     * One event as it is (pass-through): to the client, unless it is a usage chunk we withhold. Events of one read
-     * that go out as they came and follow each other in the piece that brought them leave as one slice of it — one
-     * chunk, one write for the whole run — rather than one each: the bytes are the same, the cost per event is the
-     * checks alone.
+     * One event as it is (pass-through): to the client, unless it is a usage chunk we withhold. The events of one
+     * read leave together as one chunk: the writer merges them ({@link AnswerWriter#readComplete}).
      */
     private void passEvent(ByteBuf event) {
-        int index = source == null ? -1 : scanner.lastEventIndex(); // the end's remainder is fed from outside
-        ByteBuf original = event;
         event = checked(event);
         if (event == null) {
             return;
@@ -129,29 +108,7 @@ final class StreamRelay {
             event.release(); // counted above; the caller did not ask for it (GD-21)
             return;
         }
-        if (index < 0 || event != original) {
-            sendRun();
-            writeEvent(event); // assembled from earlier reads, or redacted: not part of the piece's bytes
-            return;
-        }
-        int length = event.readableBytes();
-        event.release();
-        if (runStart >= 0 && runEnd == index) {
-            runEnd += length;
-        } else {
-            sendRun();
-            runStart = index;
-            runEnd = index + length;
-        }
-    }
-
-    /** The run of the current piece's events not sent yet, as one slice. */
-    private void sendRun() {
-        if (runStart >= 0) {
-            ByteBuf run = source.retainedSlice(runStart, runEnd - runStart);
-            runStart = -1;
-            writeEvent(run);
-        }
+        writeEvent(event);
     }
 
     /** One event through the stream translator; its outputs go to the client one by one. */
@@ -200,7 +157,6 @@ final class StreamRelay {
      * the style's error event after what was delivered, no terminator (GD-10).
      */
     private void malformedEvent() {
-        sendRun(); // what came before it in the same read was good and goes out first
         LOG.warning("upstream " + writer.provider() + " sent a malformed stream event");
         if (!writer.headSent()) {
             writer.failBeforeHead(UpstreamFailures.MALFORMED_ANSWER);
