@@ -679,6 +679,11 @@ public final class AnswerWriter {
             pendingMerged = true;
         }
         ((CompositeByteBuf) pending).addComponent(true, piece);
+        if (pending.readableBytes() >= ctx.channel().config().getWriteBufferHighWaterMark()) {
+            // A read loop may bring far more than one read: past the high watermark the merged bytes go out now, so
+            // the connection's writability (which pauses the provider for a slow client) sees them (design rule 8).
+            writePending();
+        }
     }
 
     /** The chunks merged so far, out as one, before whatever is written next. */
