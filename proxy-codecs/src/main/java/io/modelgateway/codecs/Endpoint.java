@@ -10,6 +10,9 @@ public enum Endpoint {
     CHAT_COMPLETIONS(ApiStyle.OPENAI, "/api/v1/chat/completions", "/chat/completions"),
     EMBEDDINGS(ApiStyle.OPENAI, "/api/v1/embeddings", "/embeddings"),
     MESSAGES(ApiStyle.ANTHROPIC, "/api/v1/messages", "/v1/messages"),
+    /** Anthropic's token count of a messages request: no generation, {@code {"input_tokens": N}}. */
+    COUNT_TOKENS(ApiStyle.ANTHROPIC, "/api/v1/messages/count_tokens", "/v1/messages/count_tokens"),
+
     RESPONSES(ApiStyle.OPENAI, "/api/v1/responses", "/responses"),
     /** The Responses API's input token count: passed to providers that have the Responses API (contract 12.9). */
     RESPONSES_INPUT_TOKENS(ApiStyle.OPENAI, "/api/v1/responses/input_tokens", "/responses/input_tokens");

@@ -102,7 +102,7 @@ final class ChatResponseToResponses implements ResponseTranslator {
                 last.status = "incomplete";
             }
         }
-        Usage u = ChatResponseToMessages.usage(root.get("usage"));
+        Usage u = UsageJson.chat(root.get("usage"));
         String model = text(root.get("model"));
         if (model != null) {
             head.model = model; // GD-17: the upstream's own string

@@ -73,7 +73,7 @@ final class MessagesResponseToResponses implements ResponseTranslator {
                 last.status = "incomplete";
             }
         }
-        Usage u = MessagesResponseToChat.usageOf(root.get("usage"));
+        Usage u = UsageJson.messages(root.get("usage"));
         String model = text(root.get("model"));
         if (model != null) {
             head.model = model; // GD-17

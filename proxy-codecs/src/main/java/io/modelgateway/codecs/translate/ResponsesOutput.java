@@ -238,7 +238,7 @@ final class ResponsesOutput {
         if (usage == null) {
             g.writeNull();
         } else {
-            writeUsage(g, usage);
+            UsageJson.writeResponses(g, usage);
         }
         JsonNode user = echo.get("user");
         if (user != null) {
@@ -257,26 +257,6 @@ final class ResponsesOutput {
         } else {
             g.writeTree(v);
         }
-    }
-
-    /**
-     * Contract 12.8: the Responses usage object from the exchange's counts. {@code input_tokens} is all input (cache
-     * reads and writes included), {@code cached_tokens} the cache reads, {@code cache_write_tokens} the writes,
-     * {@code reasoning_tokens} the part of {@code output_tokens} spent thinking.
-     */
-    static void writeUsage(JsonGenerator g, Usage u) throws IOException {
-        g.writeStartObject();
-        g.writeNumberField("input_tokens", u.responsesInputTokens());
-        g.writeObjectFieldStart("input_tokens_details");
-        g.writeNumberField("cached_tokens", u.cacheRead());
-        g.writeNumberField("cache_write_tokens", u.cacheCreation());
-        g.writeEndObject();
-        g.writeNumberField("output_tokens", u.output());
-        g.writeObjectFieldStart("output_tokens_details");
-        g.writeNumberField("reasoning_tokens", u.reasoning());
-        g.writeEndObject();
-        g.writeNumberField("total_tokens", u.totalTokens());
-        g.writeEndObject();
     }
 
     /** {@code status} and {@code incomplete_details.reason} of a finished answer, from its chat finish reason. */

@@ -8,13 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Token counts gathered from one or more upstream {@code usage} objects of any style. Fields a later object
+ * Token counts gathered from one or more upstream {@code usage} objects of either style. Fields a later object
  * carries replace earlier ones, fields it leaves out stay: Anthropic streams give the input in
  * {@code message_start} and the final output in {@code message_delta}; an OpenAI usage chunk gives all at once.
- * The Responses API's usage ({@code input_tokens} with {@code input_tokens_details.cached_tokens},
- * {@code output_tokens} with {@code output_tokens_details.reasoning_tokens}) shares Anthropic's names but not their
- * meaning: its {@code input_tokens} includes the cached tokens, as OpenAI's {@code prompt_tokens} does. Its
- * {@code input_tokens_details} object, which Anthropic never sends, tells the two apart.
  * Event-loop confined, like the exchange that owns it.
  *
  * <p>Every count is checked as it is read ({@link TokenCount}): one that is not a whole number from 0 to
@@ -22,7 +18,8 @@ import java.util.Arrays;
  * absurd thing is not believed on the rest either, so the exchange is accounted with the gateway's own estimate.
  */
 public final class UsageCounts {
-    // The count fields, as numbers for put(): a usage object's fields, then those of its two details objects.
+    // The count fields, as numbers for put(): a usage object's fields, then those of its details objects
+    // (nesting 1 prompt_tokens_details, 2 completion_tokens_details, 3 input_tokens_details, 4 output_tokens_details).
     private static final int PROMPT = 0;
     private static final int COMPLETION = 1;
     private static final int INPUT = 2;
@@ -32,9 +29,21 @@ public final class UsageCounts {
     private static final int CACHED = 6;
     private static final int CACHE_WRITE = 7;
     private static final int REASONING = 8;
+    /** Responses API: {@code input_tokens_details.cached_tokens}. */
+    private static final int INPUT_CACHED = 9;
+    /** Responses API: {@code output_tokens_details.reasoning_tokens}. */
+    private static final int OUTPUT_REASONING = 10;
+    /** Anthropic: {@code output_tokens_details.thinking_tokens}. */
+    private static final int OUTPUT_THINKING = 11;
     private static final String[] NAMES = {"prompt_tokens", "completion_tokens", "input_tokens", "output_tokens",
         "cache_creation_input_tokens", "cache_read_input_tokens", "cached_tokens", "cache_write_tokens",
-        "reasoning_tokens"};
+        "reasoning_tokens", "cached_tokens", "reasoning_tokens", "thinking_tokens"};
+    /** The details objects of a usage object, by nesting (index 0 unused: the usage object itself). */
+    private static final String[] DETAILS = {null, "prompt_tokens_details", "completion_tokens_details",
+        "input_tokens_details", "output_tokens_details"};
+    /** The first and last count field of each nesting. */
+    private static final int[] FIRST = {PROMPT, CACHED, REASONING, INPUT_CACHED, OUTPUT_REASONING};
+    private static final int[] LAST = {CACHE_READ_INPUT, CACHE_WRITE, REASONING, INPUT_CACHED, OUTPUT_THINKING};
 
     private long promptTokens = -1;
     private long completionTokens = -1;
@@ -45,8 +54,10 @@ public final class UsageCounts {
     private long outputTokens = -1;
     private long cacheCreation;
     private long cacheRead;
-    /** A Responses API usage object was read: {@code input_tokens} includes the cached tokens. */
-    private boolean responsesShape;
+    /** Responses API: the input's cache reads, inside {@code input_tokens}; -1 when no such details were read. */
+    private long inputCached = -1;
+    /** Reasoning inside {@code output_tokens}: Responses' {@code reasoning_tokens}, Anthropic's {@code thinking_tokens}. */
+    private long outputReasoning;
     /** The name of the first count that was not believed (a name of ours, never the upstream's bytes); or null. */
     private String implausible;
 
@@ -75,7 +86,11 @@ public final class UsageCounts {
         }
     }
 
-    /** The counts in Anthropic's terms; null when nothing was read. */
+    /**
+     * The counts by type ({@link Usage}); null when nothing was read. The style is told by the fields: OpenAI chat's
+     * {@code prompt_tokens}, the Responses API's {@code input_tokens} with {@code input_tokens_details} (its input
+     * includes the cache reads), else Anthropic's {@code input_tokens} (uncached only).
+     */
     public Usage usage() {
         if (!known()) {
             return null;
@@ -84,11 +99,12 @@ public final class UsageCounts {
             return Usage.fromOpenAi(Math.max(promptTokens, 0), Math.max(completionTokens, 0), cachedTokens,
                     cacheWriteTokens, reasoningTokens);
         }
-        if (responsesShape) {
-            return Usage.fromResponses(Math.max(inputTokens, 0), Math.max(outputTokens, 0), cachedTokens,
-                    cacheWriteTokens, reasoningTokens);
+        if (inputCached >= 0) {
+            return Usage.fromResponses(Math.max(inputTokens, 0), Math.max(outputTokens, 0), inputCached,
+                    outputReasoning);
         }
-        return new Usage(Math.max(inputTokens, 0), Math.max(outputTokens, 0), cacheCreation, cacheRead, 0);
+        return Usage.fromAnthropic(Math.max(inputTokens, 0), Math.max(outputTokens, 0), cacheCreation, cacheRead,
+                outputReasoning);
     }
 
     /**
@@ -101,21 +117,9 @@ public final class UsageCounts {
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken v = p.nextToken();
-            if (v == JsonToken.START_OBJECT && name.equals("prompt_tokens_details")) {
-                readDetails(p, 1);
-                continue;
-            }
-            if (v == JsonToken.START_OBJECT && name.equals("completion_tokens_details")) {
-                readDetails(p, 2);
-                continue;
-            }
-            if (v == JsonToken.START_OBJECT && name.equals("input_tokens_details")) {
-                responsesShape = true; // the Responses API's usage: input_tokens counts the cached tokens too
-                readDetails(p, 1);
-                continue;
-            }
-            if (v == JsonToken.START_OBJECT && name.equals("output_tokens_details")) {
-                readDetails(p, 2);
+            int details = v == JsonToken.START_OBJECT ? details(name) : -1;
+            if (details > 0) {
+                readDetails(p, details);
                 continue;
             }
             int field = field(0, name);
@@ -130,10 +134,17 @@ public final class UsageCounts {
         }
     }
 
-    /**
-     * Inside {@code prompt_tokens_details} or the Responses API's {@code input_tokens_details} (nesting 1), or
-     * {@code completion_tokens_details} or {@code output_tokens_details} (2).
-     */
+    /** The nesting of a details object called {@code name}; -1: not one. */
+    private static int details(String name) {
+        for (int n = 1; n < DETAILS.length; n++) {
+            if (DETAILS[n].equals(name)) {
+                return n;
+            }
+        }
+        return -1;
+    }
+
+    /** Inside a details object of nesting 1 to 4 ({@link #DETAILS}). */
     private void readDetails(JsonParser p, int nesting) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             int field = field(nesting, p.currentName());
@@ -146,7 +157,7 @@ public final class UsageCounts {
         }
     }
 
-    /** The count field {@code name} is at {@code nesting} (0 the usage object, 1 and 2 its details); -1: none. */
+    /** The count field {@code name} is at {@code nesting} (0 the usage object, 1 to 4 its details); -1: none. */
     private static int field(int nesting, String name) {
         for (int f = first(nesting); f <= last(nesting); f++) {
             if (NAMES[f].equals(name)) {
@@ -157,11 +168,11 @@ public final class UsageCounts {
     }
 
     private static int first(int nesting) {
-        return nesting == 0 ? PROMPT : nesting == 1 ? CACHED : REASONING;
+        return FIRST[nesting];
     }
 
     private static int last(int nesting) {
-        return nesting == 0 ? CACHE_READ_INPUT : nesting == 1 ? CACHE_WRITE : REASONING;
+        return LAST[nesting];
     }
 
     /** Stores a count read for {@code field}: believed, not believed ({@link TokenCount#IMPLAUSIBLE}) or absent. */
@@ -184,22 +195,34 @@ public final class UsageCounts {
             case CACHE_READ_INPUT -> cacheRead = n;
             case CACHED -> cachedTokens = n;
             case CACHE_WRITE -> cacheWriteTokens = n;
-            default -> reasoningTokens = n;
+            case REASONING -> reasoningTokens = n;
+            case INPUT_CACHED -> inputCached = n;
+            default -> outputReasoning = n; // OUTPUT_REASONING, OUTPUT_THINKING
         }
     }
 
     // ---- the same reading over raw bytes, without a JSON library (the non-stream relay path, once per answer)
 
     private static final byte[][] NAME_BYTES = new byte[NAMES.length][];
-    private static final byte[] PROMPT_DETAILS = ascii("prompt_tokens_details");
-    private static final byte[] COMPLETION_DETAILS = ascii("completion_tokens_details");
-    private static final byte[] INPUT_DETAILS = ascii("input_tokens_details");
-    private static final byte[] OUTPUT_DETAILS = ascii("output_tokens_details");
+    private static final byte[][] DETAILS_BYTES = new byte[DETAILS.length][];
 
     static {
         for (int f = 0; f < NAMES.length; f++) {
             NAME_BYTES[f] = ascii(NAMES[f]);
         }
+        for (int n = 1; n < DETAILS.length; n++) {
+            DETAILS_BYTES[n] = ascii(DETAILS[n]);
+        }
+    }
+
+    /** {@link #details(String)} for a key held in {@code b[keyFrom, keyTo)}. */
+    private static int details(byte[] b, int keyFrom, int keyTo) {
+        for (int n = 1; n < DETAILS_BYTES.length; n++) {
+            if (eq(b, keyFrom, keyTo, DETAILS_BYTES[n])) {
+                return n;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -230,9 +253,8 @@ public final class UsageCounts {
     }
 
     /**
-     * A minimal JSON reader over a captured usage object. Nesting 0 is the usage object, 1 its
-     * {@code prompt_tokens_details} or {@code input_tokens_details}, 2 its {@code completion_tokens_details} or
-     * {@code output_tokens_details}; anything else is skipped whole.
+     * A minimal JSON reader over a captured usage object. Nesting 0 is the usage object, 1 to 4 its details objects
+     * ({@link #DETAILS}); anything else is skipped whole.
      */
     private static final class ByteReader {
         private final byte[] b;
@@ -282,21 +304,8 @@ public final class UsageCounts {
                     if (field >= 0) {
                         into.put(field, TokenCount.of(b, start, i));
                     }
-                } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, PROMPT_DETAILS)) {
-                    if (!object(into, 1)) {
-                        return false;
-                    }
-                } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, COMPLETION_DETAILS)) {
-                    if (!object(into, 2)) {
-                        return false;
-                    }
-                } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, INPUT_DETAILS)) {
-                    into.responsesShape = true;
-                    if (!object(into, 1)) {
-                        return false;
-                    }
-                } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, OUTPUT_DETAILS)) {
-                    if (!object(into, 2)) {
+                } else if (c == '{' && nesting == 0 && details(b, keyFrom, keyTo) > 0) {
+                    if (!object(into, details(b, keyFrom, keyTo))) {
                         return false;
                     }
                 } else if (!skipValue()) {
