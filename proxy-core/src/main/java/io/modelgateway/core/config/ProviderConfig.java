@@ -28,6 +28,9 @@ import java.util.Objects;
  * @param anthropicBeta    anthropic type: which of a messages caller's {@code anthropic-beta} values go upstream
  * @param tls              how an {@code https} upstream's certificate is checked ({@code ca_file},
  *                         {@code insecure_skip_verify})
+ * @param responsesApi     openai type: the upstream serves the Responses API itself ({@code /responses}), so a
+ *                         Responses request passes through; false: it has chat completions only and the gateway
+ *                         translates (contract 12.2)
  */
 public record ProviderConfig(
         String name,
@@ -43,7 +46,8 @@ public record ProviderConfig(
         CooldownConfig cooldown,
         TimeoutsConfig timeouts,
         AnthropicBeta anthropicBeta,
-        UpstreamTls tls) {
+        UpstreamTls tls,
+        boolean responsesApi) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
@@ -54,6 +58,15 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
+
+    /** Without a {@code responses_api} setting: an openai provider serves the Responses API itself. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, type == ProviderType.OPENAI);
+    }
 
     /** With the JDK's trust store and verification on ({@link UpstreamTls#DEFAULT}). */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
@@ -103,6 +116,7 @@ public record ProviderConfig(
         timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
         anthropicBeta = anthropicBeta == null ? AnthropicBeta.FORWARD : anthropicBeta;
         tls = tls == null ? UpstreamTls.DEFAULT : tls;
+        responsesApi &= type == ProviderType.OPENAI;
     }
 
     /**

@@ -37,7 +37,7 @@ final class ProvidersSection extends ConfigReader {
 
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
-            "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify");
+            "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify", "responses_api");
     private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
     private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
     private static final List<String> SIMULATOR_FIELDS =
@@ -119,12 +119,16 @@ final class ProvidersSection extends ConfigReader {
                     "must be max_completion_tokens or max_tokens (got '" + maxTokensField + "')");
         }
         boolean reasoningDetails = p.bool("reasoning_details", false);
+        boolean responsesApi = p.bool("responses_api", type == ProviderType.OPENAI);
+        if (responsesApi && type != ProviderType.OPENAI) {
+            throw error(p.pathOf("responses_api"), p.lineOf("responses_api"), "only used by type openai");
+        }
         CooldownConfig cooldown = cooldown(p);
         TimeoutsConfig timeouts = timeouts(p);
         AnthropicBeta anthropicBeta = anthropicBeta(p, type);
         UpstreamTls tls = upstreamTls(p, baseUrl);
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, responsesApi);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             String path = p.pathOf("forward_headers") + "[" + i + "]";
