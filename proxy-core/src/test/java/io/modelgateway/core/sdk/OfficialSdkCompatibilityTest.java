@@ -74,13 +74,16 @@ class OfficialSdkCompatibilityTest {
         String providers = """
                   sim-openai: {type: openai, base_url: "%s/v1", api_key: %s, forward_headers: ["x-sim-*"]}
                   sim-anthropic: {type: anthropic, base_url: "%s", api_key: %s, forward_headers: ["x-sim-*"]}
-                """.formatted(upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY);
+                  sim-chat-only: {type: openai, base_url: "%s/v1", api_key: %s, forward_headers: ["x-sim-*"],
+                                  responses_api: false}
+                """.formatted(upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY);
         String models = """
                   oa-chat: {deployments: [{provider: sim-openai, model: sim-chat-1}]}
                   oa-embed: {type: embedding, deployments: [{provider: sim-openai, model: sim-embed-1}]}
                   an-chat: {deployments: [{provider: sim-anthropic, model: sim-claude-1}]}
                   cross-claude: {deployments: [{provider: sim-anthropic, model: sim-claude-x}]}
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
+                  oa-chat-only: {deployments: [{provider: sim-chat-only, model: sim-chat-2}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models));
         // The gateway loads its tokenizer on a thread of its own at start (an openai provider is configured);
@@ -146,6 +149,17 @@ class OfficialSdkCompatibilityTest {
         runNodeTests("anthropic-v1.test.mjs", 40, tls);
     }
 
+    /**
+     * The Responses API (contract 12) through the openai SDK: natively on the in-process simulator, passed through to
+     * an openai provider with the Responses API, translated for a chat-completions-only provider and for an anthropic
+     * one (the standalone simulator behind all three).
+     */
+    @Test
+    @Order(5)
+    void openaiNodeResponses_nativePassThroughAndTranslated_allPass() throws Exception {
+        runNodeTests("responses.test.mjs", 35);
+    }
+
     /** What reached the provider: its own key in place of the caller's, and the caller's version date (GD-2). */
     @Test
     @Order(4)
@@ -182,6 +196,9 @@ class OfficialSdkCompatibilityTest {
         env.put("GATEWAY_MESSAGES_MODELS", "sim-chat,an-chat");
         env.put("GATEWAY_CROSS_CHAT_MODEL", "cross-claude");
         env.put("GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt");
+        env.put("GATEWAY_RESPONSES_PASS_MODELS", "oa-chat");
+        env.put("GATEWAY_RESPONSES_STATELESS_MODELS", "sim-chat,oa-chat-only,an-chat");
+        env.put("GATEWAY_RESPONSES_NO_COUNT_MODELS", "oa-chat-only,an-chat");
         env.put("NO_COLOR", "1");
         env.remove("NODE_EXTRA_CA_CERTS");
         env.putAll(override);
