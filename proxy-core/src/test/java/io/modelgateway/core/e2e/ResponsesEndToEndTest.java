@@ -148,6 +148,26 @@ class ResponsesEndToEndTest {
         assertThat(records.of(r).outcome()).isEqualTo(Outcome.UPSTREAM_ERROR);
     }
 
+    /**
+     * GD-27 on a passed-through stream: the gateway ends it itself (a malformed event from the provider) with
+     * {@code response.failed}, numbered right after the events it relayed, so the SDKs' sequence checks hold.
+     */
+    @Test
+    void passThroughStream_endedByTheGateway_withResponseFailedNumberedInSequence() throws Exception {
+        HttpResponse<String> r = gw.call("/api/v1/responses", body("pass", true), "x-sim-fault", "malformed=3");
+        assertThat(r.statusCode()).isEqualTo(200);
+        List<JsonNode> events = events(r.body());
+        JsonNode last = events.get(events.size() - 1);
+        assertThat(last.path("type").asText()).as(r.body()).isEqualTo("response.failed");
+        assertThat(last.path("sequence_number").asLong()).isEqualTo(events.size() - 1);
+        assertThat(last.at("/response/status").asText()).isEqualTo("failed");
+        assertThat(last.at("/response/error/code").asText()).isEqualTo("server_error");
+        for (int i = 0; i < events.size(); i++) {
+            assertThat(events.get(i).path("sequence_number").asLong()).isEqualTo(i);
+        }
+        assertThat(records.of(r).outcome()).isEqualTo(Outcome.UPSTREAM_ERROR);
+    }
+
     @Test
     void previousResponseId_refusedBeforeAnythingIsSentWhereNoResponsesAreKept() throws Exception {
         for (String model : new String[] {"sim-chat", "chat", "claude"}) {
