@@ -48,10 +48,13 @@ class ResponsesEndToEndTest {
                   up-chat: {type: openai, base_url: "%s/v1", api_key: k, forward_headers: ["x-sim-*"],
                             responses_api: false}
                   up-anthropic: {type: anthropic, base_url: "%s", api_key: k, forward_headers: ["x-sim-*"]}
+                  sim-503: {type: simulator, cooldown: off, simulator: {fault: "status=503"}}
                 """.formatted(base, base, base), """
                   pass: {deployments: [{provider: up-responses, model: sim-gpt-1}]}
                   chat: {deployments: [{provider: up-chat, model: sim-gpt-2}]}
                   claude: {deployments: [{provider: up-anthropic, model: sim-claude-1}]}
+                  failing: {retries: {max: 1, backoff_ms: 1}, fallbacks: [claude],
+                            deployments: [{provider: sim-503, model: sim-chat-1}]}
                 """), records);
     }
 
@@ -166,6 +169,23 @@ class ResponsesEndToEndTest {
             assertThat(events.get(i).path("sequence_number").asLong()).isEqualTo(i);
         }
         assertThat(records.of(r).outcome()).isEqualTo(Outcome.UPSTREAM_ERROR);
+    }
+
+    /**
+     * Retries and fallbacks as for the other endpoints: a deployment that answers 503 is retried, then the request
+     * falls back to a model on an Anthropic provider, translated for that attempt; the caller gets one response.
+     */
+    @Test
+    void retriedThenFallsBackAcrossStyles_oneResponseForTheCaller() throws Exception {
+        upstreamPaths.clear();
+        HttpResponse<String> r = gw.call("/api/v1/responses", body("failing", true));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        List<JsonNode> events = events(r.body());
+        assertThat(events.get(events.size() - 1).path("type").asText()).isEqualTo("response.completed");
+        assertThat(upstreamPaths).containsExactly("/v1/messages");
+        ExchangeRecord rec = records.of(r);
+        assertThat(rec.outcome()).isEqualTo(Outcome.DONE);
+        assertThat(rec.attempts()).isEqualTo(3);
     }
 
     @Test
