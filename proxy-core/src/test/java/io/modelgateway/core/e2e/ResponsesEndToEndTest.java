@@ -37,11 +37,15 @@ class ResponsesEndToEndTest {
     private static TestGateway gw;
     private static final RecordingObserver records = new RecordingObserver();
     private static final ConcurrentLinkedQueue<String> upstreamPaths = new ConcurrentLinkedQueue<>();
+    private static final ConcurrentLinkedQueue<String> upstreamBodies = new ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void start() throws Exception {
         sim = SimulatorServer.start("127.0.0.1", 0, SimulatorSettings.DEFAULT, null,
-                req -> upstreamPaths.add(req.uri()));
+                req -> {
+                    upstreamPaths.add(req.uri());
+                    upstreamBodies.add(req.content().toString(java.nio.charset.StandardCharsets.UTF_8));
+                });
         String base = "http://127.0.0.1:" + sim.port();
         gw = TestGateway.start(TestGateway.simulatorConfig("""
                   up-responses: {type: openai, base_url: "%s/v1", api_key: k, forward_headers: ["x-sim-*"]}
@@ -186,6 +190,44 @@ class ResponsesEndToEndTest {
         ExchangeRecord rec = records.of(r);
         assertThat(rec.outcome()).isEqualTo(Outcome.DONE);
         assertThat(rec.attempts()).isEqualTo(3);
+    }
+
+    /**
+     * GD-28 end to end: Anthropic thinking comes back as a reasoning item whose {@code encrypted_content} carries the
+     * block's signature; sent back with the function call and its output (as the Agents SDK and Codex do), it reaches
+     * the provider as the same signed thinking block before the tool use.
+     */
+    @Test
+    void reasoningItem_sentBack_reachesAnthropicAsTheSignedThinkingBlock() throws Exception {
+        String tools = ",\"tools\":[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":{\"type\":"
+                + "\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}]";
+        HttpResponse<String> first = gw.call("/api/v1/responses", "{\"model\":\"claude\",\"input\":\"Weather in Oslo?\","
+                + "\"reasoning\":{\"effort\":\"low\"},\"max_output_tokens\":4000" + tools + "}");
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        JsonNode output = SimulatorEndToEndTest.JSON.readTree(first.body()).path("output");
+        JsonNode reasoning = output.get(0);
+        assertThat(reasoning.path("type").asText()).as(output.toString()).isEqualTo("reasoning");
+        String encrypted = reasoning.path("encrypted_content").asText();
+        assertThat(encrypted).startsWith("mgw1:thinking:");
+        JsonNode call = output.get(output.size() - 1);
+        assertThat(call.path("type").asText()).isEqualTo("function_call");
+
+        upstreamBodies.clear();
+        HttpResponse<String> second = gw.call("/api/v1/responses", "{\"model\":\"claude\",\"input\":["
+                + "{\"role\":\"user\",\"content\":\"Weather in Oslo?\"}," + reasoning + "," + call
+                + ",{\"type\":\"function_call_output\",\"call_id\":\"" + call.path("call_id").asText()
+                + "\",\"output\":\"cold\"}],\"reasoning\":{\"effort\":\"low\"},\"max_output_tokens\":4000" + tools + "}");
+        assertThat(second.statusCode()).as(second.body()).isEqualTo(200);
+        JsonNode sent = SimulatorEndToEndTest.JSON.readTree(upstreamBodies.peek());
+        JsonNode assistant = sent.path("messages").get(1);
+        assertThat(assistant.path("role").asText()).isEqualTo("assistant");
+        assertThat(assistant.at("/content/0/type").asText()).isEqualTo("thinking");
+        assertThat(assistant.at("/content/0/signature").asText())
+                .isEqualTo(encrypted.substring("mgw1:thinking:".length()));
+        assertThat(assistant.at("/content/0/thinking").asText())
+                .isEqualTo(reasoning.at("/summary/0/text").asText());
+        assertThat(assistant.at("/content/1/type").asText()).isEqualTo("tool_use");
+        assertThat(assistant.at("/content/1/id").asText()).isEqualTo(call.path("call_id").asText());
     }
 
     @Test
