@@ -188,6 +188,26 @@ for (const model of STATELESS) {
   });
 }
 
+// Translated streams: a provider's error mid-stream ends the caller's stream with response.failed (GD-27), which the
+// SDK's stream helper reads as the final, failed response (no exception, sequence numbers unbroken).
+for (const model of NO_INPUT_TOKENS) {
+  test(`stream_providerErrorMidStream_endsWithResponseFailed_${model}`, async () => {
+    const stream = openai.responses.stream({ model, input: 'Say hello to the gateway.', max_output_tokens: 64 },
+      { headers: { 'x-sim-fault': 'error_after=2' } });
+    const events = [];
+    for await (const event of stream) {
+      events.push(event);
+    }
+    const last = events[events.length - 1];
+    assert.equal(last.type, 'response.failed');
+    events.forEach((e, i) => assert.equal(e.sequence_number, i, `sequence_number of ${e.type}`));
+    const final = await stream.finalResponse();
+    assert.equal(final.status, 'failed');
+    assert.equal(final.error.code, 'server_error');
+    assert.ok(final.output_text.length > 0, 'the text delivered before the error is kept');
+  });
+}
+
 for (const model of NO_INPUT_TOKENS) {
   test(`inputTokens_refusedWith400_${model}`, async () => {
     const e = await expectError(OpenAI.BadRequestError, () => openai.responses.inputTokens.count({

@@ -283,11 +283,17 @@ final class ResponsesEvents {
 
     /**
      * GD-27: {@code response.failed} with the output so far (an open item marked incomplete) and the error; nothing
-     * follows. {@code usage}: what the upstream reported before it failed, null when nothing.
+     * follows. A failure before the stream began is preceded by {@code response.created} and
+     * {@code response.in_progress}, as every Responses stream begins. {@code usage}: what the upstream reported before it failed, null when nothing.
      */
     void fail(Consumer<ByteBuf> out, GatewayError error, Usage usage) {
         if (finished) {
             return;
+        }
+        if (!started) {
+            // The SDKs' stream helpers build their snapshot from response.created and refuse any other first event:
+            // a failure before anything else still opens the stream, so the caller reads a failed response.
+            start(out, null);
         }
         finished = true;
         failed = true;

@@ -157,7 +157,7 @@ class OfficialSdkCompatibilityTest {
     @Test
     @Order(5)
     void openaiNodeResponses_nativePassThroughAndTranslated_allPass() throws Exception {
-        runNodeTests("responses.test.mjs", 35);
+        runNodeTests("responses.test.mjs", 37);
     }
 
     /** What reached the provider: its own key in place of the caller's, and the caller's version date (GD-2). */
