@@ -394,16 +394,15 @@ public final class RequestPeek {
         int i = 0;
         JsonToken t;
         while ((t = next()) != JsonToken.END_ARRAY) {
-            String path = "input[" + i + "]";
             if (t != JsonToken.START_OBJECT) {
-                invalidType(path, "an object", t);
+                invalidType("input[" + i + "]", "an object", t); // the path is made only for an error
                 return;
             }
             DuplicateKeys.Names names = innerNames();
             while (next() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
                 if (!names.add(field)) {
-                    fail(DuplicateKeys.error(path + "." + field));
+                    fail(DuplicateKeys.error("input[" + i + "]." + field));
                     return;
                 }
                 skip(next());
