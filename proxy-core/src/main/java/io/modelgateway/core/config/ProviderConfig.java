@@ -26,6 +26,7 @@ import java.util.Objects;
  * @param cooldown         when this provider's deployments are taken out of rotation after failures
  * @param timeouts         first byte, gap between answer pieces, whole exchange (the HTTP providers)
  * @param anthropicBeta    anthropic type: which of a messages caller's {@code anthropic-beta} values go upstream
+ * @param azure            azure_openai type: its path scheme and how its credential is sent; null for other types
  */
 public record ProviderConfig(
         String name,
@@ -40,7 +41,8 @@ public record ProviderConfig(
         boolean reasoningDetails,
         CooldownConfig cooldown,
         TimeoutsConfig timeouts,
-        AnthropicBeta anthropicBeta) {
+        AnthropicBeta anthropicBeta,
+        AzureSettings azure) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
@@ -51,6 +53,14 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
+
+    /** A provider of any type but azure_openai. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, null);
+    }
 
     /** Without an {@code anthropic_beta} setting: {@link AnthropicBeta#FORWARD}. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
@@ -91,6 +101,9 @@ public record ProviderConfig(
         cooldown = cooldown == null ? CooldownConfig.DEFAULT : cooldown;
         timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
         anthropicBeta = anthropicBeta == null ? AnthropicBeta.FORWARD : anthropicBeta;
+        if ((type == ProviderType.AZURE_OPENAI) != (azure != null)) {
+            throw new IllegalArgumentException("azure settings are for type azure_openai, which needs them");
+        }
     }
 
     /**
@@ -128,6 +141,7 @@ public record ProviderConfig(
                 + ", simulator=" + simulator
                 + ", cooldown=" + cooldown
                 + ", timeouts=" + timeouts
-                + ", anthropicBeta=" + anthropicBeta + "]";
+                + ", anthropicBeta=" + anthropicBeta
+                + (azure == null ? "" : ", azure=" + azure) + "]";
     }
 }
