@@ -26,6 +26,8 @@ import java.util.Objects;
  * @param cooldown         when this provider's deployments are taken out of rotation after failures
  * @param timeouts         first byte, gap between answer pieces, whole exchange (the HTTP providers)
  * @param anthropicBeta    anthropic type: which of a messages caller's {@code anthropic-beta} values go upstream
+ * @param tls              how an {@code https} upstream's certificate is checked ({@code ca_file},
+ *                         {@code insecure_skip_verify})
  * @param azure            azure_openai type: its path scheme and how its credential is sent; null for other types
  */
 public record ProviderConfig(
@@ -42,6 +44,7 @@ public record ProviderConfig(
         CooldownConfig cooldown,
         TimeoutsConfig timeouts,
         AnthropicBeta anthropicBeta,
+        UpstreamTls tls,
         AzureSettings azure) {
 
     /**
@@ -54,12 +57,12 @@ public record ProviderConfig(
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
 
-    /** A provider of any type but azure_openai. */
+    /** With the JDK's trust store and verification on ({@link UpstreamTls#DEFAULT}); any type but azure_openai. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta) {
         this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
-                reasoningDetails, cooldown, timeouts, anthropicBeta, null);
+                reasoningDetails, cooldown, timeouts, anthropicBeta, UpstreamTls.DEFAULT, null);
     }
 
     /** Without an {@code anthropic_beta} setting: {@link AnthropicBeta#FORWARD}. */
@@ -101,6 +104,7 @@ public record ProviderConfig(
         cooldown = cooldown == null ? CooldownConfig.DEFAULT : cooldown;
         timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
         anthropicBeta = anthropicBeta == null ? AnthropicBeta.FORWARD : anthropicBeta;
+        tls = tls == null ? UpstreamTls.DEFAULT : tls;
         if ((type == ProviderType.AZURE_OPENAI) != (azure != null)) {
             throw new IllegalArgumentException("azure settings are for type azure_openai, which needs them");
         }
@@ -142,6 +146,8 @@ public record ProviderConfig(
                 + ", cooldown=" + cooldown
                 + ", timeouts=" + timeouts
                 + ", anthropicBeta=" + anthropicBeta
+                + ", caFile=" + tls.caFile()
+                + ", insecureSkipVerify=" + tls.insecureSkipVerify()
                 + (azure == null ? "" : ", azure=" + azure) + "]";
     }
 }

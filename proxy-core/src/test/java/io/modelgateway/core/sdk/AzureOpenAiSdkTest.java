@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.modelgateway.core.testing.AzureOpenAiFake;
 import io.modelgateway.core.testing.ScriptedUpstream.Received;
 import io.modelgateway.core.testing.TestGateway;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -60,19 +61,21 @@ class AzureOpenAiSdkTest {
     void officialSdks_fakeCheckedByAzureOpenAiClient_thenOpenAiAndAnthropicThroughTheGateway_allPass()
             throws Exception {
         // 9 fake checks + 6 openai tests x 3 chat models + 1 embeddings + 5 Anthropic tests x 2 models.
-        OfficialSdkCompatibilityTest.runNodeTests("azure.test.mjs", gateway.port(), Map.of(
-                "AZURE_FAKE_ENDPOINT", azure.endpoint(),
-                "AZURE_FAKE_API_KEY", AzureOpenAiFake.API_KEY,
-                "AZURE_FAKE_ENTRA_TOKEN", AzureOpenAiFake.ENTRA_TOKEN,
-                "AZURE_FAKE_API_VERSION", "2024-10-21",
-                "AZURE_FAKE_CHAT_DEPLOYMENT", AzureOpenAiFake.CHAT_DEPLOYMENT,
-                "AZURE_FAKE_EMBED_DEPLOYMENT", AzureOpenAiFake.EMBEDDING_DEPLOYMENT,
-                "GATEWAY_AZURE_CHAT_MODELS", "az-chat,az-chat-v1,az-chat-entra",
-                "GATEWAY_AZURE_MESSAGES_MODELS", "az-chat,az-chat-v1",
-                "GATEWAY_AZURE_EMBED_MODEL", "az-embed",
-                // gateway-env.mjs, shared by every SDK test file, asks for these too
-                "GATEWAY_CHAT_MODELS", "az-chat", "GATEWAY_EMBED_MODELS", "az-embed",
-                "GATEWAY_MESSAGES_MODELS", "az-chat"), 38);
+        Map<String, String> vars = new HashMap<>();
+        vars.put("AZURE_FAKE_ENDPOINT", azure.endpoint());
+        vars.put("AZURE_FAKE_API_KEY", AzureOpenAiFake.API_KEY);
+        vars.put("AZURE_FAKE_ENTRA_TOKEN", AzureOpenAiFake.ENTRA_TOKEN);
+        vars.put("AZURE_FAKE_API_VERSION", "2024-10-21");
+        vars.put("AZURE_FAKE_CHAT_DEPLOYMENT", AzureOpenAiFake.CHAT_DEPLOYMENT);
+        vars.put("AZURE_FAKE_EMBED_DEPLOYMENT", AzureOpenAiFake.EMBEDDING_DEPLOYMENT);
+        vars.put("GATEWAY_AZURE_CHAT_MODELS", "az-chat,az-chat-v1,az-chat-entra");
+        vars.put("GATEWAY_AZURE_MESSAGES_MODELS", "az-chat,az-chat-v1");
+        vars.put("GATEWAY_AZURE_EMBED_MODEL", "az-embed");
+        // gateway-env.mjs, shared by every SDK test file, asks for these too
+        vars.put("GATEWAY_CHAT_MODELS", "az-chat");
+        vars.put("GATEWAY_EMBED_MODELS", "az-embed");
+        vars.put("GATEWAY_MESSAGES_MODELS", "az-chat");
+        OfficialSdkCompatibilityTest.runNodeTests("azure.test.mjs", gateway.port(), vars, 38);
     }
 
     /** What the gateway sent: Azure's paths and version, the provider's credential alone, the deployment as model. */
