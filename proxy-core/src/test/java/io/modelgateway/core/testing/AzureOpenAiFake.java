@@ -32,7 +32,10 @@ import java.util.regex.Pattern;
  * for embeddings (400 {@code OperationNotSupported}). Words in the prompt steer it: {@code FILTER_PROMPT} → the 400
  * {@code content_filter} answer with its {@code innererror}; {@code FILTER_COMPLETION} → a completion stopped by the
  * filter ({@code finish_reason: "content_filter"}, no message in a whole answer; the text so far, then the filtered
- * finish chunk, in a stream). {@link #throttleNext} makes the next answers Azure's 429 with {@code retry-after}.
+ * finish chunk, in a stream). {@code CACHED_PROMPT} → usage with {@link #CACHED_TOKENS} cache reads in
+ * {@code prompt_tokens_details.cached_tokens} and {@link #REASONING_TOKENS} in
+ * {@code completion_tokens_details.reasoning_tokens}. {@link #throttleNext} makes the next answers Azure's 429 with
+ * {@code retry-after}.
  *
  * <p>Nothing here is the gateway's: the official {@code openai} SDK's {@code AzureOpenAI} client talks to this fake
  * directly in {@code azure.test.mjs}, which checks that it is what that client expects.
@@ -50,6 +53,10 @@ public final class AzureOpenAiFake implements AutoCloseable {
     /** The model behind each deployment, as Azure reports it in answers. */
     private static final Map<String, String> MODELS = Map.of(CHAT_DEPLOYMENT, "gpt-4o-2024-11-20",
             EMBEDDING_DEPLOYMENT, "text-embedding-3-small");
+
+    /** With {@code CACHED_PROMPT} in the prompt: the prompt tokens read from the cache, and the reasoning tokens. */
+    public static final int CACHED_TOKENS = 1024;
+    public static final int REASONING_TOKENS = 2;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern DEPLOYMENT_PATH =
@@ -199,11 +206,14 @@ public final class AzureOpenAiFake implements AutoCloseable {
         }
         JsonNode tool = body.path("tools").path(0);
         boolean toolCall = !filtered && tool.isObject() && lastRole(body).equals("user");
-        int promptTokens = Math.max(1, prompt.length() / 4);
-        int completionTokens = toolCall ? 12 : words.size();
+        // CACHED_PROMPT: a prompt whose first 1024 tokens came from the cache, with 2 reasoning tokens in the output.
+        boolean cached = prompt.contains("CACHED_PROMPT");
+        int promptTokens = Math.max(1, prompt.length() / 4) + (cached ? CACHED_TOKENS : 0);
+        int completionTokens = (toolCall ? 12 : words.size()) + (cached ? REASONING_TOKENS : 0);
         String id = "chatcmpl-AzFake" + ids.incrementAndGet();
         String model = MODELS.get(deployment);
-        ObjectNode usage = usage(promptTokens, completionTokens);
+        ObjectNode usage = usage(promptTokens, completionTokens, cached ? CACHED_TOKENS : 0,
+                cached ? REASONING_TOKENS : 0);
         if (!stream) {
             ObjectNode choice = JSON.createObjectNode();
             choice.set("content_filter_results", filterResults(filtered));
@@ -357,18 +367,18 @@ public final class AzureOpenAiFake implements AutoCloseable {
         return results;
     }
 
-    private static ObjectNode usage(int prompt, int completion) {
+    private static ObjectNode usage(int prompt, int completion, int cachedTokens, int reasoningTokens) {
         ObjectNode u = JSON.createObjectNode();
         u.put("completion_tokens", completion);
         ObjectNode cd = u.putObject("completion_tokens_details");
         cd.put("accepted_prediction_tokens", 0);
         cd.put("audio_tokens", 0);
-        cd.put("reasoning_tokens", 0);
+        cd.put("reasoning_tokens", reasoningTokens);
         cd.put("rejected_prediction_tokens", 0);
         u.put("prompt_tokens", prompt);
         ObjectNode pd = u.putObject("prompt_tokens_details");
         pd.put("audio_tokens", 0);
-        pd.put("cached_tokens", 0);
+        pd.put("cached_tokens", cachedTokens);
         u.put("total_tokens", prompt + completion);
         return u;
     }
