@@ -115,4 +115,16 @@ class AzureOpenAiConfigTest {
                 .providers().get("az");
         assertThat(p.maxTokensField()).isEqualTo("max_tokens");
     }
+
+    @Test
+    void shippedExample_withFakeEnv_loads() throws Exception {
+        GatewayConfig config = ConfigLoader.load(java.nio.file.Path.of("..", "conf", "examples", "azure-openai.yaml"),
+                ENV, null);
+        ProviderConfig azure = config.providers().get("azure");
+        assertThat(azure.azure()).isEqualTo(new AzureSettings("2024-10-21", AzureSettings.Credential.API_KEY));
+        assertThat(azure.baseUrl()).hasToString("https://my-resource.openai.azure.com");
+        assertThat(config.providers().get("azure-v1").azure().v1()).isTrue();
+        assertThat(config.model("gpt-4o").deployments().get(0).upstreamModel()).isEqualTo("my-gpt-4o-deployment");
+        assertThat(config.model("text-embedding-3-small").type()).isEqualTo(ModelType.EMBEDDING);
+    }
 }

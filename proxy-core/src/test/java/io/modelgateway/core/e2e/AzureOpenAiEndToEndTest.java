@@ -30,6 +30,8 @@ class AzureOpenAiEndToEndTest {
     private static final String CHAT = "/api/v1/chat/completions";
     private static final String MESSAGES = "/api/v1/messages";
 
+    private static final String WRONG_KEY = "0000ffff0000ffff0000ffff0000ffff";
+
     private static AzureOpenAiFake azure;
     private static TestGateway gw;
     private static final RecordingObserver records = new RecordingObserver();
@@ -42,12 +44,15 @@ class AzureOpenAiEndToEndTest {
                 providers:
                   az: {type: azure_openai, base_url: "%1$s", api_key: "${AZ_KEY}", api_version: 2024-10-21, cooldown: off}
                   az-v1: {type: azure_openai, base_url: "%1$s", api_key: "${AZ_KEY}", cooldown: off}
+                  az-wrong: {type: azure_openai, base_url: "%1$s", api_key: "${AZ_WRONG_KEY}", api_version: 2024-10-21, cooldown: off}
                 models:
                   gpt: {deployments: [{provider: az, model: %2$s}]}
                   gpt-two: {retries: {max: 1, backoff_ms: 1}, deployments: [{provider: az, model: %2$s}, {provider: az-v1, model: %2$s}]}
                   gpt-once: {retries: {max: 0}, deployments: [{provider: az, model: %2$s}]}
+                  gpt-wrong-key: {retries: {max: 0}, deployments: [{provider: az-wrong, model: %2$s}]}
+                  gpt-missing: {retries: {max: 0}, deployments: [{provider: az, model: no-such-deployment}]}
                 """.formatted(azure.endpoint(), AzureOpenAiFake.CHAT_DEPLOYMENT), records,
-                Map.of("AZ_KEY", AzureOpenAiFake.API_KEY));
+                Map.of("AZ_KEY", AzureOpenAiFake.API_KEY, "AZ_WRONG_KEY", WRONG_KEY));
     }
 
     @AfterAll
@@ -195,5 +200,29 @@ class AzureOpenAiEndToEndTest {
         JsonNode m = JSON.readTree(msg.body());
         assertThat(m.path("stop_reason").asText()).isEqualTo("refusal");
         assertThat(m.path("content")).isEmpty();
+    }
+
+    @Test
+    void keyRefusedByAzure_isA502InTheCallersStyle_neverA401_andNoKeyInTheBody() throws Exception {
+        HttpResponse<String> chat = gw.call(CHAT, chat("gpt-wrong-key", "hello", false));
+        assertThat(chat.statusCode()).isEqualTo(502);
+        assertThat(lastFromGateway().all("api-key")).containsExactly(WRONG_KEY);
+        HttpResponse<String> msg = gw.call(MESSAGES, messages("gpt-wrong-key", "hello", true));
+        assertThat(msg.statusCode()).isEqualTo(502);
+        assertThat(JSON.readTree(msg.body()).path("type").asText()).isEqualTo("error");
+        assertThat(chat.body() + msg.body()).doesNotContain(WRONG_KEY).doesNotContain(AzureOpenAiFake.API_KEY)
+                .doesNotContain(TestGateway.KEY);
+    }
+
+    @Test
+    void unknownDeployment_isAzures404_passedToChat_notFoundForMessages() throws Exception {
+        HttpResponse<String> chat = gw.call(CHAT, chat("gpt-missing", "hello", false));
+        assertThat(chat.statusCode()).isEqualTo(404);
+        assertThat(JSON.readTree(chat.body()).at("/error/code").asText()).isEqualTo("DeploymentNotFound");
+        assertThat(lastFromGateway().uri())
+                .isEqualTo("/openai/deployments/no-such-deployment/chat/completions?api-version=2024-10-21");
+        HttpResponse<String> msg = gw.call(MESSAGES, messages("gpt-missing", "hello", false));
+        assertThat(msg.statusCode()).isEqualTo(404);
+        assertThat(JSON.readTree(msg.body()).at("/error/type").asText()).isEqualTo("not_found_error");
     }
 }
