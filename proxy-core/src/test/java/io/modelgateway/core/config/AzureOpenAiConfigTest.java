@@ -127,4 +127,14 @@ class AzureOpenAiConfigTest {
         assertThat(config.model("gpt-4o").deployments().get(0).upstreamModel()).isEqualTo("my-gpt-4o-deployment");
         assertThat(config.model("text-embedding-3-small").type()).isEqualTo(ModelType.EMBEDDING);
     }
+
+    @Test
+    void benchConfig_azureChatGoesToTheBenchUpstreamAsAnAzureResource() throws Exception {
+        GatewayConfig config = ConfigLoader.load(java.nio.file.Path.of("..", "conf", "bench", "gateway-bench.yaml"),
+                Map.of("GATEWAY_KEY", "sk-bench-0123456789", "BENCH_SIM_PORT", "9999"), "127.0.0.1:0");
+        ProviderConfig p = config.model("azure-chat").deployments().get(0).provider();
+        assertThat(p.type()).isEqualTo(ProviderType.AZURE_OPENAI);
+        assertThat(p.baseUrl().getPort()).isEqualTo(9999);
+        assertThat(p.azure().apiVersion()).isEqualTo("2024-10-21");
+    }
 }
