@@ -225,4 +225,14 @@ class AzureOpenAiEndToEndTest {
         assertThat(msg.statusCode()).isEqualTo(404);
         assertThat(JSON.readTree(msg.body()).at("/error/type").asText()).isEqualTo("not_found_error");
     }
+
+    @Test
+    void countTokens_isCountedByTheGateway_nothingSentToAzure() throws Exception {
+        int before = azure.received().size();
+        HttpResponse<String> r = gw.call(MESSAGES + "/count_tokens",
+                "{\"model\":\"gpt\",\"messages\":[{\"role\":\"user\",\"content\":\"How many tokens is this?\"}]}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(JSON.readTree(r.body()).path("input_tokens").asInt()).isPositive();
+        assertThat(azure.received()).hasSize(before);
+    }
 }
