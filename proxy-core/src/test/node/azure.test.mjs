@@ -266,6 +266,11 @@ for (const model of MESSAGES_MODELS) {
       assert.equal(streamed.content[0].text, 'Hello from');
     });
 
+    test('countTokens_answeredByTheGateway', async () => {
+      const c = await anthropic.messages.countTokens({ model, messages: [{ role: 'user', content: HELLO }] });
+      assert.ok(Number.isInteger(c.input_tokens) && c.input_tokens > 0);
+    });
+
     test('filteredPrompt_isInvalidRequestErrorNamingThePolicy', async () => {
       const e = await expectError(Anthropic.BadRequestError, () => anthropic.messages.create({
         model, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'FILTER_PROMPT please' }],

@@ -235,4 +235,34 @@ class AzureOpenAiEndToEndTest {
         assertThat(JSON.readTree(r.body()).path("input_tokens").asInt()).isPositive();
         assertThat(azure.received()).hasSize(before);
     }
+
+    @Test
+    void hotReload_newApiVersionAndPathForm_takeEffectOnTheNextRequest() throws Exception {
+        String yaml = """
+                keys: [{name: test, key: "${GATEWAY_KEY}", models: ["*"]}]
+                providers:
+                  az: {type: azure_openai, base_url: "%s", api_key: "${AZ_KEY}"%s}
+                models:
+                  gpt: {deployments: [{provider: az, model: %s}]}
+                """;
+        Map<String, String> env = Map.of("AZ_KEY", AzureOpenAiFake.API_KEY, "GATEWAY_KEY", TestGateway.KEY);
+        try (TestGateway g = TestGateway.start(yaml.formatted(azure.endpoint(), ", api_version: 2024-10-21",
+                AzureOpenAiFake.CHAT_DEPLOYMENT), null, env)) {
+            assertThat(g.call(CHAT, chat("gpt", "hello", false)).statusCode()).isEqualTo(200);
+            assertThat(lastFromGateway().uri()).endsWith("?api-version=2024-10-21");
+
+            g.server().context().swap(io.modelgateway.core.config.ConfigLoader.parse("access_log: off\n"
+                    + yaml.formatted(azure.endpoint(), ", api_version: 2025-04-01-preview",
+                            AzureOpenAiFake.CHAT_DEPLOYMENT), "test.yaml", env, "127.0.0.1:0"));
+            assertThat(g.call(CHAT, chat("gpt", "hello", false)).statusCode()).isEqualTo(200);
+            assertThat(lastFromGateway().uri())
+                    .isEqualTo("/openai/deployments/gpt-4o-prod/chat/completions?api-version=2025-04-01-preview");
+
+            g.server().context().swap(io.modelgateway.core.config.ConfigLoader.parse("access_log: off\n"
+                    + yaml.formatted(azure.endpoint(), "", AzureOpenAiFake.CHAT_DEPLOYMENT), "test.yaml", env,
+                    "127.0.0.1:0"));
+            assertThat(g.call(CHAT, chat("gpt", "hello", false)).statusCode()).isEqualTo(200);
+            assertThat(lastFromGateway().uri()).isEqualTo("/openai/v1/chat/completions");
+        }
+    }
 }

@@ -60,7 +60,7 @@ class AzureOpenAiSdkTest {
     @Order(1)
     void officialSdks_fakeCheckedByAzureOpenAiClient_thenOpenAiAndAnthropicThroughTheGateway_allPass()
             throws Exception {
-        // 9 fake checks + 6 openai tests x 3 chat models + 1 embeddings + 5 Anthropic tests x 2 models.
+        // 9 fake checks + 6 openai tests x 3 chat models + 1 embeddings + 6 Anthropic tests x 2 models.
         Map<String, String> vars = new HashMap<>();
         vars.put("AZURE_FAKE_ENDPOINT", azure.endpoint());
         vars.put("AZURE_FAKE_API_KEY", AzureOpenAiFake.API_KEY);
@@ -75,7 +75,7 @@ class AzureOpenAiSdkTest {
         vars.put("GATEWAY_CHAT_MODELS", "az-chat");
         vars.put("GATEWAY_EMBED_MODELS", "az-embed");
         vars.put("GATEWAY_MESSAGES_MODELS", "az-chat");
-        OfficialSdkCompatibilityTest.runNodeTests("azure.test.mjs", gateway.port(), vars, 38);
+        OfficialSdkCompatibilityTest.runNodeTests("azure.test.mjs", gateway.port(), vars, 40);
     }
 
     /** What the gateway sent: Azure's paths and version, the provider's credential alone, the deployment as model. */
