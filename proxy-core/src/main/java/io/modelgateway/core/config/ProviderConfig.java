@@ -48,12 +48,12 @@ public record ProviderConfig(
         AzureSettings azure) {
 
     /**
-     * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
-     * credentials (forwarding them would hand the gateway key to the provider) and the hop-by-hop and
-     * framing headers the upstream request sets itself.
+     * Client headers that never go upstream whatever {@code forward_headers} says: credentials (forwarding them
+     * would hand the gateway key to the provider; {@code api-key} is Azure OpenAI's, which its SDK client sends) and
+     * the hop-by-hop and framing headers the upstream request sets itself.
      */
     private static final String[] NEVER_FORWARDED = {
-            "authorization", "proxy-authorization", "x-api-key",
+            "authorization", "proxy-authorization", "x-api-key", "api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
 

@@ -44,15 +44,18 @@ class AzureOpenAiEndToEndTest {
                 providers:
                   az: {type: azure_openai, base_url: "%1$s", api_key: "${AZ_KEY}", api_version: 2024-10-21, cooldown: off}
                   az-v1: {type: azure_openai, base_url: "%1$s", api_key: "${AZ_KEY}", cooldown: off}
+                  az-entra: {type: azure_openai, base_url: "%1$s", entra_token: "${AZ_TOKEN}", cooldown: off, forward_headers: ["*"]}
                   az-wrong: {type: azure_openai, base_url: "%1$s", api_key: "${AZ_WRONG_KEY}", api_version: 2024-10-21, cooldown: off}
                 models:
                   gpt: {deployments: [{provider: az, model: %2$s}]}
                   gpt-two: {retries: {max: 1, backoff_ms: 1}, deployments: [{provider: az, model: %2$s}, {provider: az-v1, model: %2$s}]}
                   gpt-once: {retries: {max: 0}, deployments: [{provider: az, model: %2$s}]}
+                  gpt-entra: {deployments: [{provider: az-entra, model: %2$s}]}
                   gpt-wrong-key: {retries: {max: 0}, deployments: [{provider: az-wrong, model: %2$s}]}
                   gpt-missing: {retries: {max: 0}, deployments: [{provider: az, model: no-such-deployment}]}
                 """.formatted(azure.endpoint(), AzureOpenAiFake.CHAT_DEPLOYMENT), records,
-                Map.of("AZ_KEY", AzureOpenAiFake.API_KEY, "AZ_WRONG_KEY", WRONG_KEY));
+                Map.of("AZ_KEY", AzureOpenAiFake.API_KEY, "AZ_WRONG_KEY", WRONG_KEY,
+                        "AZ_TOKEN", AzureOpenAiFake.ENTRA_TOKEN));
     }
 
     @AfterAll
@@ -264,5 +267,18 @@ class AzureOpenAiEndToEndTest {
             assertThat(g.call(CHAT, chat("gpt", "hello", false)).statusCode()).isEqualTo(200);
             assertThat(lastFromGateway().uri()).isEqualTo("/openai/v1/chat/completions");
         }
+    }
+
+    @Test
+    void forwardEveryHeader_stillNeverForwardsACallersCredential_theEntraTokenAloneGoesUp() throws Exception {
+        // A caller using Azure's own SDK client against the gateway sends its gateway key as api-key.
+        HttpResponse<String> r = gw.call(CHAT, chat("gpt-entra", "hello", false), "api-key", TestGateway.KEY,
+                "x-custom", "kept");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        Received sent = lastFromGateway();
+        assertThat(sent.uri()).isEqualTo("/openai/v1/chat/completions");
+        assertThat(sent.all("authorization")).containsExactly("Bearer " + AzureOpenAiFake.ENTRA_TOKEN);
+        assertThat(sent.all("api-key")).isEmpty();
+        assertThat(sent.headers().get("x-custom")).isEqualTo("kept");
     }
 }
