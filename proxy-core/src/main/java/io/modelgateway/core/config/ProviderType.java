@@ -10,7 +10,13 @@ public enum ProviderType {
     /** The Anthropic messages API. */
     ANTHROPIC(ApiStyle.ANTHROPIC),
     /** The built-in simulator: answers in-process, in whichever style the caller used. */
-    SIMULATOR(null);
+    SIMULATOR(null),
+    /**
+     * Azure OpenAI: OpenAI's chat completions and embeddings on a resource endpoint, under Azure's paths (a
+     * deployment in the path and {@code api-version} in the query, or the v1 paths), with an {@code api-key} or a
+     * Microsoft Entra bearer token ({@link AzureSettings}).
+     */
+    AZURE_OPENAI(ApiStyle.OPENAI);
 
     private final ApiStyle style;
 

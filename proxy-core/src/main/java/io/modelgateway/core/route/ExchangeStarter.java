@@ -1,5 +1,6 @@
 package io.modelgateway.core.route;
 
+import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
@@ -7,7 +8,6 @@ import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.ModelConfig;
-import io.modelgateway.core.config.ProviderType;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.Exchange;
 import io.modelgateway.core.exchange.Exchanges;
@@ -119,7 +119,7 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
      * no such endpoint; an Anthropic provider counts for itself and the simulator answers it.
      */
     private static boolean countsItself(ModelConfig model) {
-        return model.deployments().get(0).provider().type() == ProviderType.OPENAI;
+        return model.deployments().get(0).provider().type().style() == ApiStyle.OPENAI; // openai, azure_openai
     }
 
     /** {@code {"input_tokens": N}} by the gateway's tokenizer ({@link InputTokenCounter}); nothing is accounted. */

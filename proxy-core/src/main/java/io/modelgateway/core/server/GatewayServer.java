@@ -1,7 +1,7 @@
 package io.modelgateway.core.server;
 
 import io.modelgateway.codecs.usage.InputTokenCounter;
-import io.modelgateway.core.config.ProviderType;
+import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.core.exchange.Transport;
 
 import io.modelgateway.core.config.GatewayConfig;
@@ -141,7 +141,7 @@ public final class GatewayServer implements AutoCloseable {
             throw e;
         }
         context.connectionCaps().deriveFromProcess();
-        if (config.providers().values().stream().anyMatch(p -> p.type() == ProviderType.OPENAI)) {
+        if (config.providers().values().stream().anyMatch(p -> p.type().style() == ApiStyle.OPENAI)) {
             // count_tokens and translated message_start count with o200k_base (contract 5.12): loading it takes
             // seconds, so it loads now on a thread of its own instead of on the first such request's event loop.
             InputTokenCounter.warmUp();

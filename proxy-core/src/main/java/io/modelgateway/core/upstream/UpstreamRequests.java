@@ -28,10 +28,14 @@ final class UpstreamRequests {
     private UpstreamRequests() {
     }
 
-    /** The request for {@code body} (retained here: the caller keeps its own reference). */
-    static FullHttpRequest build(UpstreamTarget target, ProviderConfig provider, GatewayRequest request, ByteBuf body) {
+    /**
+     * The request for {@code body} (retained here: the caller keeps its own reference) to the deployment whose model
+     * name at the provider is {@code upstreamModel}.
+     */
+    static FullHttpRequest build(UpstreamTarget target, ProviderConfig provider, GatewayRequest request,
+            String upstreamModel, ByteBuf body) {
         FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
-                target.path(endpoint(provider, request)), body.retainedDuplicate(),
+                target.path(endpoint(provider, request), upstreamModel), body.retainedDuplicate(),
                 HttpResponses.TRUSTED_HEADERS, HttpResponses.TRUSTED_HEADERS);
         HttpHeaders h = out.headers();
         h.set(HttpHeaderNames.HOST, target.host);

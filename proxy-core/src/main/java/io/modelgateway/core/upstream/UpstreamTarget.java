@@ -5,6 +5,7 @@ import io.modelgateway.core.exchange.HttpResponses;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.SecretRedactor;
+import io.modelgateway.core.config.AzureSettings;
 import io.modelgateway.core.config.ProviderConfig;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -37,6 +38,8 @@ public final class UpstreamTarget {
     public static final HttpHeadersFactory TRUSTED_HEADERS = HttpResponses.TRUSTED_HEADERS;
 
     private static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
+    /** Azure OpenAI's key header. */
+    private static final AsciiString API_KEY = AsciiString.cached("api-key");
     /** Parts of a header name that mark its value as a secret. */
     private static final String[] SECRET_NAME_PARTS =
             {"auth", "key", "token", "secret", "password", "passwd", "cookie", "credential", "signature", "session"};
@@ -45,6 +48,8 @@ public final class UpstreamTarget {
     final String origin;
     final AsciiString host;
     private final String[] paths = new String[Endpoint.values().length];
+    /** azure_openai: its paths, by deployment in the deployment form; null for every other type. */
+    private final AzurePaths azurePaths;
     /** {@code authorization} or {@code x-api-key}; null when the provider has no key. */
     final AsciiString credentialName;
     final AsciiString credentialValue;
@@ -73,10 +78,15 @@ public final class UpstreamTarget {
         for (Endpoint e : Endpoint.values()) {
             paths[e.ordinal()] = basePath + e.upstreamSuffix();
         }
+        azurePaths = provider.azure() == null ? null : new AzurePaths(provider.azure());
         String key = provider.apiKey();
         if (key == null) {
             credentialName = null;
             credentialValue = null;
+        } else if (provider.azure() != null && provider.azure().credential() == AzureSettings.Credential.API_KEY) {
+            checked.set(API_KEY, key);
+            credentialName = API_KEY;
+            credentialValue = AsciiString.of(key);
         } else if (provider.type().style() == ApiStyle.ANTHROPIC) {
             checked.set(X_API_KEY, key);
             credentialName = X_API_KEY;
@@ -134,5 +144,14 @@ public final class UpstreamTarget {
     /** The request path for {@code endpoint} on this provider (base URL path + the endpoint's suffix). */
     String path(Endpoint endpoint) {
         return paths[endpoint.ordinal()];
+    }
+
+    /**
+     * The request path (with its query, if any) for {@code endpoint} on this provider when the attempt goes to the
+     * deployment whose upstream model name is {@code upstreamModel}: Azure's paths for an azure_openai provider (the
+     * deployment form names the deployment in the path), else {@link #path(Endpoint)}.
+     */
+    String path(Endpoint endpoint, String upstreamModel) {
+        return azurePaths == null ? paths[endpoint.ordinal()] : azurePaths.path(endpoint, upstreamModel);
     }
 }

@@ -184,24 +184,37 @@ class OfficialSdkCompatibilityTest {
         runNodeTests(file, minimumPassing, Map.of());
     }
 
+    /** As {@link #runNodeTests(String, int)}, {@code override} replacing or adding variables (e.g. the TLS URL). */
     private static void runNodeTests(String file, int minimumPassing, Map<String, String> override) throws Exception {
+        Map<String, String> vars = new HashMap<>(Map.of(
+                "GATEWAY_CHAT_MODELS", "sim-chat,oa-chat",
+                "GATEWAY_EMBED_MODELS", "sim-embed,oa-embed",
+                "GATEWAY_MESSAGES_MODELS", "sim-chat,an-chat",
+                "GATEWAY_CROSS_CHAT_MODEL", "cross-claude",
+                "GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt",
+                "GATEWAY_RESPONSES_PASS_MODELS", "oa-chat",
+                "GATEWAY_RESPONSES_STATELESS_MODELS", "sim-chat,oa-chat-only,an-chat",
+                "GATEWAY_RESPONSES_NO_COUNT_MODELS", "oa-chat-only,an-chat"));
+        vars.putAll(override);
+        runNodeTests(file, gateway.port(), vars, minimumPassing);
+    }
+
+    /**
+     * Runs one node test file against the gateway on {@code gatewayPort}, with {@code vars} besides the gateway's URL
+     * and key (and replacing them if named), and checks both the exit code and that the TAP summary counted real
+     * passes. For the other SDK test classes of this package (a provider kind with its own fake upstream).
+     */
+    static void runNodeTests(String file, int gatewayPort, Map<String, String> vars, int minimumPassing)
+            throws Exception {
         ProcessBuilder pb = new ProcessBuilder("node", "--test", "--test-reporter=tap", file);
         Map<String, String> env = pb.environment();
         // The SDKs read their own variables (base URL, keys, custom headers); none may leak in from the shell.
-        env.keySet().removeIf(k -> k.startsWith("OPENAI_") || k.startsWith("ANTHROPIC_"));
-        env.put("GATEWAY_URL", "http://127.0.0.1:" + gateway.port());
+        env.keySet().removeIf(k -> k.startsWith("OPENAI_") || k.startsWith("ANTHROPIC_") || k.startsWith("AZURE_"));
+        env.put("GATEWAY_URL", "http://127.0.0.1:" + gatewayPort);
         env.put("GATEWAY_KEY", TestGateway.KEY);
-        env.put("GATEWAY_CHAT_MODELS", "sim-chat,oa-chat");
-        env.put("GATEWAY_EMBED_MODELS", "sim-embed,oa-embed");
-        env.put("GATEWAY_MESSAGES_MODELS", "sim-chat,an-chat");
-        env.put("GATEWAY_CROSS_CHAT_MODEL", "cross-claude");
-        env.put("GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt");
-        env.put("GATEWAY_RESPONSES_PASS_MODELS", "oa-chat");
-        env.put("GATEWAY_RESPONSES_STATELESS_MODELS", "sim-chat,oa-chat-only,an-chat");
-        env.put("GATEWAY_RESPONSES_NO_COUNT_MODELS", "oa-chat-only,an-chat");
         env.put("NO_COLOR", "1");
         env.remove("NODE_EXTRA_CA_CERTS");
-        env.putAll(override);
+        env.putAll(vars);
         Result result = run(pb, NODE_TEST_TIMEOUT_MINUTES);
         if (result.exitCode() != 0) {
             fail("node --test " + file + " exited with " + result.exitCode() + ":\n" + result.output());
@@ -219,7 +232,7 @@ class OfficialSdkCompatibilityTest {
     }
 
     /** {@code npm ci} when node_modules is missing or older than the lockfile; a failure fails the class. */
-    private static void installNodePackagesIfStale() throws Exception {
+    static void installNodePackagesIfStale() throws Exception {
         Path lock = NODE_DIR.resolve("package-lock.json");
         Path installed = NODE_DIR.resolve("node_modules").resolve(".package-lock.json");
         assertThat(lock).as("lockfile of the SDK tests").exists();
