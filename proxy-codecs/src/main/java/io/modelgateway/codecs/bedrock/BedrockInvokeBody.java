@@ -55,4 +55,126 @@ public final class BedrockInvokeBody {
         }
         return b.append(']').toString().getBytes(StandardCharsets.UTF_8);
     }
+
+    /**
+     * Where the top-level {@code "model"} and {@code "stream"} members of a Messages body are (offsets from the reader
+     * index), and the model id, found by one walk of the bytes that knows strings, escapes and nesting only (the body
+     * was validated as JSON already). {@code modelMemberStart} is -1 when there is no string {@code model} member
+     * (or it holds an escape: no Bedrock model id does); {@code streamMemberStart} -1 when there is no stream member.
+     */
+    public record Members(String model, int modelMemberStart, int modelEnd, int streamMemberStart,
+            int streamMemberEnd) {
+    }
+
+    /** Finds the {@link Members} of a Messages body (borrowed, not consumed). */
+    public static Members scan(ByteBuf body) {
+        int base = body.readerIndex();
+        int to = body.readableBytes();
+        int depth = 0;
+        boolean expectKey = false;
+        String model = null;
+        int modelStart = -1;
+        int modelEnd = -1;
+        int streamStart = -1;
+        int streamEnd = -1;
+        for (int i = 0; i < to; i++) {
+            byte b = body.getByte(base + i);
+            switch (b) {
+                case '{', '[' -> {
+                    depth++;
+                    expectKey = b == '{' && depth == 1;
+                }
+                case '}', ']' -> depth--;
+                case ',' -> expectKey = depth == 1;
+                case '"' -> {
+                    int end = stringEnd(body, base, i + 1, to);
+                    if (end < 0) {
+                        return new Members(model, modelStart, modelEnd, streamStart, streamEnd);
+                    }
+                    if (depth != 1 || !expectKey) {
+                        i = end;
+                        continue;
+                    }
+                    expectKey = false;
+                    int j = skipSpace(body, base, end + 1, to);
+                    if (j >= to || body.getByte(base + j) != ':') {
+                        return new Members(model, modelStart, modelEnd, streamStart, streamEnd);
+                    }
+                    j = skipSpace(body, base, j + 1, to);
+                    int nameLength = end - i - 1;
+                    if (nameLength == 5 && is(body, base + i + 1, "model") && j < to && body.getByte(base + j) == '"') {
+                        int valueEnd = stringEnd(body, base, j + 1, to);
+                        if (valueEnd < 0) {
+                            break;
+                        }
+                        if (body.indexOf(base + j + 1, base + valueEnd, (byte) '\\') < 0) {
+                            model = body.toString(base + j + 1, valueEnd - j - 1, StandardCharsets.UTF_8);
+                            modelStart = i;
+                            modelEnd = valueEnd + 1;
+                        }
+                        i = valueEnd;
+                    } else if (nameLength == 6 && is(body, base + i + 1, "stream")) {
+                        int k = j;
+                        while (k < to && Character.isLetter(body.getByte(base + k))) {
+                            k++;
+                        }
+                        streamStart = i;
+                        streamEnd = k;
+                        i = k - 1;
+                    } else {
+                        i = j - 1;
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        return new Members(model, modelStart, modelEnd, streamStart, streamEnd);
+    }
+
+    /** The offset of the closing quote of a string whose content starts at {@code from}; -1 when unterminated. */
+    private static int stringEnd(ByteBuf body, int base, int from, int to) {
+        int k = from;
+        while (k < to) {
+            byte c = body.getByte(base + k);
+            if (c == '"') {
+                return k;
+            }
+            k += c == '\\' ? 2 : 1;
+        }
+        return -1;
+    }
+
+    private static int skipSpace(ByteBuf body, int base, int from, int to) {
+        int k = from;
+        while (k < to) {
+            byte c = body.getByte(base + k);
+            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+                break;
+            }
+            k++;
+        }
+        return k;
+    }
+
+    private static boolean is(ByteBuf body, int at, String ascii) {
+        for (int i = 0; i < ascii.length(); i++) {
+            if (body.getByte(at + i) != ascii.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The InvokeModel body of a Messages body: as {@link #fromMessages}, with the members found by {@link #scan};
+     * null when the body names no model.
+     */
+    public static ByteBuf fromMessages(ByteBufAllocator alloc, ByteBuf body, Members members, List<String> betas) {
+        if (members.modelMemberStart() < 0) {
+            return null;
+        }
+        return fromMessages(alloc, body, members.modelMemberStart(), members.modelEnd(), members.streamMemberStart(),
+                members.streamMemberEnd(), betas);
+    }
 }

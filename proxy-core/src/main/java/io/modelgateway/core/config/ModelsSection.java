@@ -3,6 +3,7 @@ package io.modelgateway.core.config;
 import io.modelgateway.core.config.YamlTree.Field;
 import io.modelgateway.core.config.YamlTree.ListNode;
 import io.modelgateway.core.config.YamlTree.Node;
+import io.modelgateway.codecs.bedrock.BedrockModels;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -73,6 +74,7 @@ final class ModelsSection extends ConfigReader {
                 Section d = section(item, m.pathOf("deployments") + "[" + i + "]", item.line());
                 d.allowOnly(DEPLOYMENT_FIELDS);
                 deployments.add(deployment(name, d, providers));
+                bedrockDeployment(type, deployments.get(i), d);
             }
             int maxOutputTokens = (int) m.integer("max_output_tokens", 0, 1, 10_000_000);
             boolean noTemperature = m.bool("no_temperature", false);
@@ -194,5 +196,26 @@ final class ModelsSection extends ConfigReader {
         }
         int weight = (int) d.integer("weight", 1, 1, 1_000_000);
         return new DeploymentConfig(provider, upstream, weight, pricesSection.deploymentPrice(d));
+    }
+
+    /**
+     * A deployment on a bedrock provider: a chat model served through InvokeModel with the Messages body (a Claude
+     * model id: {@code anthropic.…}, or with a region prefix such as {@code us.anthropic.…}); other models need
+     * Converse, which this gateway does not speak yet.
+     */
+    private void bedrockDeployment(ModelType type, DeploymentConfig deployment, Section d) throws ConfigException {
+        if (deployment.provider().type() != ProviderType.BEDROCK) {
+            return;
+        }
+        String path = d.field("model") != null ? d.pathOf("model") : d.pathOf("provider");
+        int line = d.field("model") != null ? d.lineOf("model") : d.lineOf("provider");
+        if (type != ModelType.CHAT) {
+            throw error(path, line, "a bedrock deployment serves chat models only (no embeddings yet)");
+        }
+        if (!BedrockModels.isAnthropic(deployment.upstreamModel())) {
+            throw error(path, line, "'" + deployment.upstreamModel() + "' is not a Claude model id (anthropic.…,"
+                    + " or us.anthropic.… with a region prefix): other Bedrock models need Converse, which is not"
+                    + " supported yet");
+        }
     }
 }

@@ -10,7 +10,10 @@ public enum ProviderType {
     /** The Anthropic messages API. */
     ANTHROPIC(ApiStyle.ANTHROPIC),
     /** The built-in simulator: answers in-process, in whichever style the caller used. */
-    SIMULATOR(null);
+    SIMULATOR(null),
+
+    /** Amazon Bedrock Runtime, SigV4-signed (or a Bedrock API key); answers as Anthropic (its Claude models). */
+    BEDROCK(ApiStyle.ANTHROPIC);
 
     private final ApiStyle style;
 
@@ -28,7 +31,7 @@ public enum ProviderType {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The type for a config name ({@code openai}, {@code anthropic}, {@code simulator}); null when unknown. */
+    /** The type for a config name ({@code openai}, {@code anthropic}, {@code simulator}, {@code bedrock}, …); null when unknown. */
     public static ProviderType fromConfigName(String name) {
         for (ProviderType t : values()) {
             if (t.configName().equals(name)) {

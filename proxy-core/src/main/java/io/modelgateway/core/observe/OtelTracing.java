@@ -143,6 +143,7 @@ public final class OtelTracing implements ExchangeTracer, AutoCloseable {
             case OPENAI -> "openai";
             case ANTHROPIC -> "anthropic";
             case SIMULATOR -> "simulator";
+            case BEDROCK -> "aws.bedrock";
         };
     }
 

@@ -78,6 +78,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     private boolean draining;
     /** Bytes of a taken-over error body read and dropped: past {@code max_error_body_bytes}, not read on. */
     private long drainedBytes;
+    /** Type bedrock: the InvokeModel call (made once at start) and its answer's adapter; null for other types. */
+    private BedrockTarget.Call bedrockCall;
+    private BedrockAnswer bedrockAnswer;
 
     /**
      * @param limits       what an upstream answer may make the exchange hold (the request's config)
@@ -108,6 +111,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     public void start() {
         target = pools.target(provider);
         writer.redactor(target.redactor);
+        if (target.bedrock != null && !startBedrock()) {
+            return;
+        }
         Future<Channel> f = pools.acquire(ctx.channel().eventLoop(), target);
         if (f.isDone()) {
             connected(f);
@@ -144,7 +150,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         request.record().upstreamSent(now);
         writer.asked();
         watchdog.sent(now, paused);
-        upstream.writeAndFlush(UpstreamRequests.build(target, provider, request, upstreamBody))
+        upstream.writeAndFlush(bedrockCall != null
+                        ? target.bedrock.build(target, provider, request, bedrockCall, System.currentTimeMillis())
+                        : UpstreamRequests.build(target, provider, request, upstreamBody))
                 .addListener((ChannelFutureListener) wf -> {
                     if (!wf.isSuccess() && !writer.done()) {
                         wf.channel().close(); // onUpstreamClosed decides between retry and error
@@ -175,7 +183,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
             if (msg instanceof HttpContent content) {
                 if (!writer.done()) {
                     watchdog.received(System.nanoTime());
-                    writer.content(content.content(), content instanceof LastHttpContent);
+                    if (bedrockAnswer != null) {
+                        bedrockAnswer.content(content.content(), content instanceof LastHttpContent);
+                    } else {
+                        writer.content(content.content(), content instanceof LastHttpContent);
+                    }
                 } else if (draining) {
                     drain(content);
                 }
@@ -211,7 +223,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         }
         watchdog.received(System.nanoTime());
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
-        writer.head(response.status(), headers);
+        if (bedrockAnswer != null) {
+            bedrockAnswer.head(response.status(), headers);
+        } else {
+            writer.head(response.status(), headers);
+        }
     }
 
     @Override
@@ -267,6 +283,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     public void finished(boolean reusable) {
         watchdog.cancel();
         releaseBody();
+        if (bedrockAnswer != null) {
+            // the adapter may end the caller's answer (an exception event) before the upstream's answer ended
+            reusable &= bedrockAnswer.upstreamEnded();
+            bedrockAnswer.release();
+        }
         if (reusable && upstreamKeepAlive && upstream != null) {
             Channel u = upstream;
             upstream = null;
@@ -280,6 +301,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     public void abandoned(boolean atHead) {
         watchdog.cancel();
         releaseBody();
+        if (bedrockAnswer != null) {
+            atHead &= !bedrockAnswer.upstreamEnded(); // nothing left to drain
+            bedrockAnswer.release();
+        }
         if (atHead && upstream != null) {
             draining = true;
             upstream.config().setAutoRead(true); // nobody relays client writability to a drained connection
@@ -293,6 +318,28 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
             upstreamBody.release();
             upstreamBody = null;
         }
+        if (bedrockCall != null) {
+            bedrockCall.body().release();
+            bedrockCall = null;
+        }
+    }
+
+    /**
+     * Type bedrock: the InvokeModel call of the Messages body, made once for every connection attempt, and the
+     * adapter of its answer. False (the exchange answered an error) when the body names no model.
+     */
+    private boolean startBedrock() {
+        bedrockCall = BedrockTarget.call(ctx.alloc(), upstreamBody, request, provider);
+        if (bedrockCall == null) {
+            writer.failed(null, new GatewayError(ErrorKind.UPSTREAM_ERROR,
+                    "The request could not be expressed for Amazon Bedrock.", null, null), null);
+            return false;
+        }
+        upstreamBody.release();
+        upstreamBody = null;
+        bedrockAnswer = new BedrockAnswer(writer, ctx.alloc(), limits.maxErrorBodyBytes(),
+                2 * limits.maxSseEventBytes() + 1024);
+        return true;
     }
 
     /**

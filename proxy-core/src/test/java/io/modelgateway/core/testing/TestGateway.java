@@ -47,6 +47,17 @@ public final class TestGateway implements AutoCloseable {
         return new TestGateway(GatewayServer.start(config, 1, observer, sharedLimits));
     }
 
+    /** With more environment variables for the config's {@code ${...}} references (GATEWAY_KEY is always set). */
+    public static TestGateway startWithEnv(String yaml, Map<String, String> env) throws Exception {
+        if (!yaml.contains("access_log:")) {
+            yaml = "access_log: off\n" + yaml;
+        }
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.put("GATEWAY_KEY", KEY);
+        GatewayConfig config = ConfigLoader.parse(yaml, "test.yaml", all, "127.0.0.1:0");
+        return new TestGateway(GatewayServer.start(config, 1, null, io.modelgateway.core.limit.Limiters.REDIS));
+    }
+
     /** A config routing sim-chat / sim-embed to the in-process simulator, plus optional extra YAML. */
     public static String simulatorConfig() {
         return simulatorConfig("", "");
