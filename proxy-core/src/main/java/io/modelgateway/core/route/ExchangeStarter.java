@@ -116,10 +116,12 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
 
     /**
      * The gateway answers count_tokens itself when the model's first deployment speaks OpenAI's style, which has
-     * no such endpoint; an Anthropic provider counts for itself and the simulator answers it.
+     * no such endpoint, or is on Amazon Bedrock (whose CountTokens operation the gateway does not call yet); an
+     * Anthropic provider counts for itself and the simulator answers it.
      */
     private static boolean countsItself(ModelConfig model) {
-        return model.deployments().get(0).provider().type() == ProviderType.OPENAI;
+        ProviderType type = model.deployments().get(0).provider().type();
+        return type == ProviderType.OPENAI || type == ProviderType.BEDROCK;
     }
 
     /** {@code {"input_tokens": N}} by the gateway's tokenizer ({@link InputTokenCounter}); nothing is accounted. */
