@@ -15,8 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
- * Bedrock's errors as Anthropic-style errors (GD-26): an HTTP error answer ({@code x-amzn-ErrorType} header, or a
- * {@code __type} in the body, and {@code {"message":…}}) or an exception event of an event stream
+ * Bedrock's errors as Anthropic-style errors (GD-27, contract 6.1): an HTTP error answer ({@code x-amzn-ErrorType}
+ * header, or a {@code __type} in the body, and {@code {"message":…}}) or an exception event of an event stream
  * ({@code :exception-type}, payload {@code {"message":…}}) becomes {@code {"type":"error","error":{type,message}}}
  * with the status the gateway answers it with, so that everything after the Bedrock adapter sees an Anthropic-style
  * upstream: a messages caller gets that error as it is, a chat caller gets it re-expressed (contract 8.10).
