@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
+import io.modelgateway.core.exchange.ExchangeRecord;
 import io.modelgateway.core.testing.FakeBedrock;
+import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.TestGateway;
 import java.io.ByteArrayOutputStream;
 import java.net.http.HttpResponse;
@@ -42,6 +44,7 @@ class BedrockEndToEndTest {
     private static SimulatorServer simulator;
     private FakeBedrock bedrock;
     private TestGateway gateway;
+    private final RecordingObserver records = new RecordingObserver();
 
     @BeforeAll
     static void startSimulator() throws Exception {
@@ -83,7 +86,7 @@ class BedrockEndToEndTest {
                 models:
                   claude-aws:
                     deployments: [{provider: aws, model: "%s"}]
-                """.formatted(fake.baseUrl(), credentials, MODEL_ID), env);
+                """.formatted(fake.baseUrl(), credentials, MODEL_ID), env, records);
     }
 
     private void startSigned(Function<FakeBedrock.Received, FakeBedrock.Script> scripts) throws Exception {
@@ -200,6 +203,26 @@ class BedrockEndToEndTest {
         assertThat(r.statusCode()).isEqualTo(502);
         assertThat(bedrock.refused).isNotEmpty().allMatch(s -> s.startsWith("signature mismatch"));
         assertThat(r.body()).contains("\"type\":\"error\"").doesNotContain(SECRET).doesNotContain("signature");
+    }
+
+    @Test
+    void streamUsage_everyTokenTypeClaudeReports_isAccountedOnTheRecord() throws Exception {
+        String start = MESSAGE_START.replace("\"usage\":{\"input_tokens\":9,\"output_tokens\":1}",
+                "\"usage\":{\"input_tokens\":9,\"cache_read_input_tokens\":500,"
+                        + "\"cache_creation_input_tokens\":30,\"output_tokens\":1}");
+        startSigned(r -> FakeBedrock.Script.eventStream(List.of(FakeBedrock.chunk(start),
+                FakeBedrock.chunk(BLOCK_START), FakeBedrock.chunk(delta("Hi")), FakeBedrock.chunk(BLOCK_STOP),
+                FakeBedrock.chunk(MESSAGE_DELTA), FakeBedrock.chunk(STOP))));
+
+        HttpResponse<String> r = gateway.call(MESSAGES, HELLO_MESSAGES.formatted(",\"stream\":true"));
+        ExchangeRecord rec = records.of(r);
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(rec.provider()).isEqualTo("aws");
+        assertThat(rec.uncachedInputTokens()).isEqualTo(9);
+        assertThat(rec.cacheReadTokens()).isEqualTo(500);
+        assertThat(rec.cacheWriteTokens()).isEqualTo(30);
+        assertThat(rec.outputTokens()).isEqualTo(4);
     }
 
     // ------------------------------------------------------------------ errors
