@@ -3,7 +3,6 @@ package io.modelgateway.core.config;
 import io.modelgateway.core.config.YamlTree.Field;
 import io.modelgateway.core.config.YamlTree.ListNode;
 import io.modelgateway.core.config.YamlTree.Node;
-import io.modelgateway.codecs.bedrock.BedrockModels;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -199,9 +198,9 @@ final class ModelsSection extends ConfigReader {
     }
 
     /**
-     * A deployment on a bedrock provider: a chat model served through InvokeModel with the Messages body (a Claude
-     * model id: {@code anthropic.…}, or with a region prefix such as {@code us.anthropic.…}); other models need
-     * Converse, which this gateway does not speak yet.
+     * A deployment on a bedrock provider: a chat model (a Claude model id, {@code anthropic.…} or with a region
+     * prefix such as {@code us.anthropic.…}, is served through InvokeModel with the Messages body; any other through
+     * Converse); Bedrock's embedding models are not served yet.
      */
     private void bedrockDeployment(ModelType type, DeploymentConfig deployment, Section d) throws ConfigException {
         if (deployment.provider().type() != ProviderType.BEDROCK) {
@@ -211,11 +210,6 @@ final class ModelsSection extends ConfigReader {
         int line = d.field("model") != null ? d.lineOf("model") : d.lineOf("provider");
         if (type != ModelType.CHAT) {
             throw error(path, line, "a bedrock deployment serves chat models only (no embeddings yet)");
-        }
-        if (!BedrockModels.isAnthropic(deployment.upstreamModel())) {
-            throw error(path, line, "'" + deployment.upstreamModel() + "' is not a Claude model id (anthropic.…,"
-                    + " or us.anthropic.… with a region prefix): other Bedrock models need Converse, which is not"
-                    + " supported yet");
         }
     }
 }

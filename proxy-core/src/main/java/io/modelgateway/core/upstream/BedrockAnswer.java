@@ -3,6 +3,7 @@ package io.modelgateway.core.upstream;
 import io.modelgateway.codecs.aws.EventStreamDecoder;
 import io.modelgateway.codecs.aws.EventStreamMessage;
 import io.modelgateway.codecs.bedrock.BedrockErrors;
+import io.modelgateway.codecs.bedrock.Converse;
 import io.modelgateway.codecs.bedrock.InvokeStreamChunks;
 import io.modelgateway.core.answer.AnswerWriter;
 import io.modelgateway.core.exchange.HttpResponses;
@@ -20,10 +21,13 @@ import io.netty.util.AsciiString;
  * Turns a Bedrock InvokeModel answer into what an Anthropic upstream would have sent, before the {@link AnswerWriter}
  * sees it, so the writer, the translators, the retries, the limits and the accounting stay as they are:
  * <ul>
- *   <li>a JSON answer (InvokeModel) is the Messages answer already: passed on as it is;</li>
+ *   <li>a JSON answer (InvokeModel) is the Messages answer already: passed on as it is; a Converse answer is
+ *       collected (within {@code max_collected_bytes}) and written as the Anthropic message it says
+ *       ({@link Converse#answer});</li>
  *   <li>an event stream ({@code application/vnd.amazon.eventstream}, InvokeModelWithResponseStream) is decoded
  *       incrementally ({@link EventStreamDecoder}: both CRCs checked, bounded by {@code max_sse_event_bytes}) and
- *       each {@code chunk} event becomes the Anthropic SSE event it carries, handed on at once; the head goes to the
+ *       each {@code chunk} event becomes the Anthropic SSE event it carries (ConverseStream's events the Anthropic
+ *       events they mean, {@link Converse.Stream}), handed on at once; the head goes to the
  *       writer with the first event, so an exception event that comes first ({@code throttlingException},
  *       {@code modelStreamErrorException}, …) is an error answer with its status (and retried like one);</li>
  *   <li>an exception after the first event, a corrupted or truncated message ends the stream with Anthropic's
@@ -37,12 +41,18 @@ final class BedrockAnswer {
     private static final AsciiString X_AMZN_ERROR_TYPE = AsciiString.cached("x-amzn-errortype");
     private static final AsciiString TEXT_EVENT_STREAM = AsciiString.cached("text/event-stream");
 
-    private enum Mode { PASS, ERROR, STREAM, ENDED }
+    private enum Mode { PASS, CONVERSE, ERROR, STREAM, ENDED }
 
     private final AnswerWriter writer;
     private final ByteBufAllocator alloc;
     private final int maxErrorBodyBytes;
     private final int maxEventBytes;
+    private final int maxCollectedBytes;
+    /** Converse: the model and message id its answer is written with, and its stream's translation; else null. */
+    private final String converseModel;
+    private final String messageId;
+    private Converse.Stream converse;
+    private CompositeByteBuf collected;
     private Mode mode = Mode.PASS;
     /** The upstream's answer was read to its end (its connection may then serve another request). */
     private boolean upstreamEnded;
@@ -57,11 +67,16 @@ final class BedrockAnswer {
     private boolean headGiven;
     private HttpHeaders streamHeaders;
 
-    BedrockAnswer(AnswerWriter writer, ByteBufAllocator alloc, int maxErrorBodyBytes, int maxEventBytes) {
+    /** @param converseModel the model of a Converse call (its answer is translated); null for InvokeModel */
+    BedrockAnswer(AnswerWriter writer, ByteBufAllocator alloc, int maxErrorBodyBytes, int maxEventBytes,
+            int maxCollectedBytes, String converseModel, String messageId) {
         this.writer = writer;
         this.alloc = alloc;
         this.maxErrorBodyBytes = maxErrorBodyBytes;
         this.maxEventBytes = maxEventBytes;
+        this.maxCollectedBytes = maxCollectedBytes;
+        this.converseModel = converseModel;
+        this.messageId = messageId;
     }
 
     /** Whether the upstream's answer was read to its end: else its connection must not be pooled again. */
@@ -85,9 +100,14 @@ final class BedrockAnswer {
             mode = Mode.STREAM;
             decoder = new EventStreamDecoder(alloc, maxEventBytes);
             chunks = new InvokeStreamChunks();
+            converse = converseModel == null ? null : new Converse.Stream(converseModel, messageId);
             streamHeaders = new DefaultHttpHeaders();
             streamHeaders.set(HttpHeaderNames.CONTENT_TYPE, TEXT_EVENT_STREAM);
             return; // the writer gets the head with the first event
+        }
+        if (converseModel != null) {
+            mode = Mode.CONVERSE; // the whole answer is translated at its end
+            return;
         }
         writer.head(status, headers);
     }
@@ -99,6 +119,7 @@ final class BedrockAnswer {
         }
         switch (mode) {
             case PASS -> writer.content(piece, last);
+            case CONVERSE -> converseAnswer(piece, last);
             case ERROR -> error(piece, last);
             case STREAM -> stream(piece, last);
             case ENDED -> {
@@ -112,10 +133,59 @@ final class BedrockAnswer {
             errorBody.release();
             errorBody = null;
         }
+        if (collected != null) {
+            collected.release();
+            collected = null;
+        }
         if (decoder != null) {
             decoder.release();
         }
         mode = Mode.ENDED;
+    }
+
+    // ------------------------------------------------------------------ Converse answers
+
+    private void converseAnswer(ByteBuf piece, boolean last) {
+        if (piece.isReadable()) {
+            if (collected == null) {
+                collected = alloc.compositeBuffer(16);
+            }
+            if (collected.readableBytes() + piece.readableBytes() > maxCollectedBytes) {
+                collected.release();
+                collected = null;
+                endWithError("api_error", "The upstream provider's answer is larger than the gateway takes.", 502);
+                return;
+            }
+            collected.addComponent(true, piece.retainedSlice());
+        }
+        if (!last) {
+            return;
+        }
+        ByteBuf answer;
+        try {
+            answer = Converse.answer(alloc, collected == null ? Unpooled.EMPTY_BUFFER : collected, converseModel,
+                    messageId);
+        } catch (IllegalArgumentException e) {
+            endWithError("api_error", "The upstream provider sent a malformed answer.", 502);
+            return;
+        } finally {
+            if (collected != null) {
+                collected.release();
+                collected = null;
+            }
+        }
+        mode = Mode.ENDED;
+        try {
+            HttpHeaders h = new DefaultHttpHeaders();
+            h.set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
+            h.setInt(HttpHeaderNames.CONTENT_LENGTH, answer.readableBytes());
+            writer.head(HttpResponseStatus.OK, h);
+            if (!writer.done()) {
+                writer.content(answer, true);
+            }
+        } finally {
+            answer.release();
+        }
     }
 
     // ------------------------------------------------------------------ error answers
@@ -179,10 +249,17 @@ final class BedrockAnswer {
                 endWithError("api_error", "The upstream provider's event stream was cut inside a message.", 502);
                 return;
             }
+            ByteBuf fin = converse == null ? null : converse.finish(alloc);
             mode = Mode.ENDED;
             giveHead();
-            if (!writer.done()) {
-                writer.content(Unpooled.EMPTY_BUFFER, true);
+            try {
+                if (!writer.done()) {
+                    writer.content(fin == null ? Unpooled.EMPTY_BUFFER : fin, true);
+                }
+            } finally {
+                if (fin != null) {
+                    fin.release();
+                }
             }
         }
     }
@@ -204,10 +281,31 @@ final class BedrockAnswer {
             endWithError(mapped.type(), message, mapped.status());
             return;
         }
+        ByteBuf sse;
+        if (converse != null) {
+            try {
+                sse = m.eventType() == null ? null : converse.event(alloc, m.eventType(), m.payload());
+            } catch (IllegalArgumentException e) {
+                endWithError("api_error", "The upstream provider sent a stream event that is not JSON.", 502);
+                return;
+            }
+            if (sse == null) {
+                return; // messageStop: its stop reason goes out with metadata's usage
+            }
+            try {
+                giveHead();
+                if (!writer.done()) {
+                    writer.content(sse, false);
+                }
+            } finally {
+                sse.release();
+            }
+            return;
+        }
         if (!"chunk".equals(m.eventType())) {
             return; // no other event type is part of InvokeModelWithResponseStream's answer
         }
-        ByteBuf sse = chunks.toSse(alloc, m.payload());
+        sse = chunks.toSse(alloc, m.payload());
         if (sse == null) {
             endWithError("api_error", "The upstream provider sent a stream chunk that is not an event.", 502);
             return;

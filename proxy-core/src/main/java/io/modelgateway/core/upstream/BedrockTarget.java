@@ -2,6 +2,7 @@ package io.modelgateway.core.upstream;
 
 import io.modelgateway.codecs.aws.SigV4Signer;
 import io.modelgateway.codecs.bedrock.BedrockInvokeBody;
+import io.modelgateway.codecs.bedrock.Converse;
 import io.modelgateway.codecs.bedrock.BedrockModels;
 import io.modelgateway.core.config.AnthropicBeta;
 import io.modelgateway.core.config.BedrockSettings;
@@ -23,7 +24,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The Bedrock parts of an {@link UpstreamTarget} (type {@code bedrock}): the InvokeModel request of a Claude model,
+ * The Bedrock parts of an {@link UpstreamTarget} (type {@code bedrock}): the Converse request of any other model
+ * ({@link Converse#request}), and the InvokeModel request of a Claude model,
  * its path ({@code /model/<id>/invoke} or {@code /invoke-with-response-stream}), its body (the Messages body with
  * {@code anthropic_version: bedrock-2023-05-31} in place of {@code model}, the caller's {@code anthropic-beta} values
  * as {@code anthropic_beta}, no {@code stream}) and its authentication: SigV4 (service {@code bedrock}) over
@@ -80,9 +82,19 @@ final class BedrockTarget {
         if (members.model() == null) {
             return null;
         }
-        ByteBuf body = BedrockInvokeBody.fromMessages(alloc, messagesBody, members, betas(request, provider));
         boolean stream = request.peek() != null && request.peek().stream();
-        return new Call(members.model(), BedrockModels.Operation.of(members.model(), stream), body);
+        BedrockModels.Operation operation = BedrockModels.Operation.of(members.model(), stream);
+        ByteBuf body;
+        if (operation.converse()) {
+            try {
+                body = io.netty.buffer.Unpooled.wrappedBuffer(Converse.request(messagesBody));
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        } else {
+            body = BedrockInvokeBody.fromMessages(alloc, messagesBody, members, betas(request, provider));
+        }
+        return new Call(members.model(), operation, body);
     }
 
     /**

@@ -338,7 +338,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         upstreamBody.release();
         upstreamBody = null;
         bedrockAnswer = new BedrockAnswer(writer, ctx.alloc(), limits.maxErrorBodyBytes(),
-                2 * limits.maxSseEventBytes() + 1024);
+                2 * limits.maxSseEventBytes() + 1024, limits.maxCollectedBytes(),
+                bedrockCall.operation().converse() ? bedrockCall.model() : null, "msg_bdrk_" + request.requestId());
         return true;
     }
 

@@ -66,7 +66,9 @@ import software.amazon.eventstream.Message;
 /**
  * An in-process Amazon Bedrock Runtime for tests, of the wire format only: {@code POST /model/<id>/invoke} and
  * {@code /invoke-with-response-stream} with an Anthropic Messages body ({@code anthropic_version} required, no
- * {@code model} and no {@code stream} members — Bedrock refuses them as extraneous keys).
+ * {@code model} and no {@code stream} members — Bedrock refuses them as extraneous keys), and {@code /converse} and
+ * {@code /converse-stream} (a {@code messages} list of content lists; answered with a short canned answer unless
+ * scripted).
  *
  * <p>Checked by AWS's own code, never the gateway's: every request's {@code Authorization} is recomputed with the AWS
  * SDK for Java v2's SigV4 signer ({@code AwsV4HttpSigner}) from what arrived, and a mismatch is refused with
@@ -81,11 +83,16 @@ import software.amazon.eventstream.Message;
  */
 public final class FakeBedrock implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern PATH = Pattern.compile("/model/([^/]+)/(invoke|invoke-with-response-stream)");
+    private static final Pattern PATH = Pattern.compile("/model/([^/]+)/(invoke|invoke-with-response-stream|converse|converse-stream)");
     private static final DateTimeFormatter AMZ_DATE = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
 
     /** A request as it arrived. */
     public record Received(String path, String modelId, boolean stream, Map<String, String> headers, String body) {
+        /** Converse or ConverseStream (else InvokeModel or InvokeModelWithResponseStream). */
+        public boolean converse() {
+            return path.endsWith("/converse") || path.endsWith("/converse-stream");
+        }
+
         public JsonNode json() {
             try {
                 return JSON.readTree(body);
@@ -188,6 +195,15 @@ public final class FakeBedrock implements AutoCloseable {
         return encode(h, "{\"bytes\":\"" + b64 + "\",\"p\":\"abcdefghijklmnopqrstuvwxyzABCDEFGH\"}");
     }
 
+    /** An event of ConverseStream ({@code messageStart}, {@code contentBlockDelta}, …) with its JSON payload. */
+    public static byte[] event(String type, String json) {
+        Map<String, HeaderValue> h = new LinkedHashMap<>();
+        h.put(":event-type", HeaderValue.fromString(type));
+        h.put(":content-type", HeaderValue.fromString("application/json"));
+        h.put(":message-type", HeaderValue.fromString("event"));
+        return encode(h, json);
+    }
+
     /** An exception message ({@code throttlingException}, {@code modelStreamErrorException}, …). */
     public static byte[] exception(String type, String message) {
         Map<String, HeaderValue> h = new LinkedHashMap<>();
@@ -246,6 +262,21 @@ public final class FakeBedrock implements AutoCloseable {
                 return;
             }
             Script s = scripts.apply(r);
+            if (s == null && r.converse()) {
+                s = r.stream() ? Script.eventStream(List.of(
+                        event("messageStart", "{\"role\":\"assistant\"}"),
+                        event("contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"Hello \"}}"),
+                        event("contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"from "
+                                + r.modelId() + "\"}}"),
+                        event("contentBlockStop", "{\"contentBlockIndex\":0}"),
+                        event("messageStop", "{\"stopReason\":\"end_turn\"}"),
+                        event("metadata", "{\"usage\":{\"inputTokens\":12,\"outputTokens\":4,\"totalTokens\":16},"
+                                + "\"metrics\":{\"latencyMs\":80}}")))
+                        : new Script(200, Map.of("content-type", "application/json"), List.of(("{\"output\":"
+                        + "{\"message\":{\"role\":\"assistant\",\"content\":[{\"text\":\"Hello from " + r.modelId()
+                        + "\"}]}},\"stopReason\":\"end_turn\",\"usage\":{\"inputTokens\":12,\"outputTokens\":4,"
+                        + "\"totalTokens\":16},\"metrics\":{\"latencyMs\":80}}").getBytes(StandardCharsets.UTF_8)), -1);
+            }
             if (s != null) {
                 respond(ctx, s);
                 return;
@@ -307,6 +338,22 @@ public final class FakeBedrock implements AutoCloseable {
         }
         if (!body.isObject()) {
             return "Malformed input request: expected type: JSONObject";
+        }
+        if (r.converse()) {
+            if (!body.path("messages").isArray() || body.path("messages").isEmpty()) {
+                return "The messages field is required.";
+            }
+            for (String unknown : List.of("anthropic_version", "model", "stream", "max_tokens")) {
+                if (body.has(unknown)) {
+                    return "1 validation error detected: unknown field '" + unknown + "'";
+                }
+            }
+            for (JsonNode m : body.path("messages")) {
+                if (!m.path("content").isArray()) {
+                    return "Value at 'messages.content' failed to satisfy constraint: must be a list";
+                }
+            }
+            return null;
         }
         if (!"bedrock-2023-05-31".equals(body.path("anthropic_version").asText(null))) {
             return "Malformed input request: #: required key [anthropic_version] not found";

@@ -34,6 +34,8 @@ class BedrockEndToEndTest {
     private static final String TOKEN = "FwoGZXIvYXdzEBedrockSessionToken0123456789/abc+def==";
     private static final String MODEL_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0";
     private static final String PATH_ID = "anthropic.claude-sonnet-4-5-20250929-v1%3A0";
+    private static final String LLAMA_ID = "meta.llama3-3-70b-instruct-v1:0";
+    private static final String LLAMA_PATH = "/model/meta.llama3-3-70b-instruct-v1%3A0/converse";
     private static final String MESSAGES = "/api/v1/messages";
     private static final String CHAT = "/api/v1/chat/completions";
     private static final String HELLO_MESSAGES =
@@ -86,7 +88,9 @@ class BedrockEndToEndTest {
                 models:
                   claude-aws:
                     deployments: [{provider: aws, model: "%s"}]
-                """.formatted(fake.baseUrl(), credentials, MODEL_ID), env, records);
+                  llama-aws:
+                    deployments: [{provider: aws, model: "%s"}]
+                """.formatted(fake.baseUrl(), credentials, MODEL_ID, LLAMA_ID), env, records);
     }
 
     private void startSigned(Function<FakeBedrock.Received, FakeBedrock.Script> scripts) throws Exception {
@@ -225,6 +229,97 @@ class BedrockEndToEndTest {
         assertThat(rec.outputTokens()).isEqualTo(4);
     }
 
+    // ------------------------------------------------------------------ Converse (models other than Claude)
+
+    @Test
+    void converse_messagesCaller_requestTranslated_answerAsAnthropicMessage() throws Exception {
+        startSigned(r -> null);
+
+        HttpResponse<String> r = gateway.call(MESSAGES, """
+                {"model":"llama-aws","max_tokens":64,"system":"Be brief.","temperature":0.2,"stop_sequences":["END"],
+                 "messages":[{"role":"user","content":"What is the weather?"},
+                  {"role":"assistant","content":[{"type":"tool_use","id":"tu_1","name":"weather","input":{"city":"Oslo"}}]},
+                  {"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_1","content":"rain"},
+                   {"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}],
+                 "tools":[{"name":"weather","description":"Weather by city","input_schema":{"type":"object"}}],
+                 "tool_choice":{"type":"any"}}""");
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(r.body());
+        assertThat(answer.path("type").asText()).isEqualTo("message");
+        assertThat(answer.path("content").path(0).path("text").asText()).isEqualTo("Hello from " + LLAMA_ID);
+        assertThat(answer.path("stop_reason").asText()).isEqualTo("end_turn");
+        assertThat(answer.path("usage").path("input_tokens").asInt()).isEqualTo(12);
+        assertThat(answer.path("usage").path("output_tokens").asInt()).isEqualTo(4);
+        FakeBedrock.Received sent = bedrock.received.get(0);
+        assertThat(sent.path()).isEqualTo(LLAMA_PATH);
+        assertThat(bedrock.refused).isEmpty();
+        JsonNode body = sent.json();
+        assertThat(body.path("system").path(0).path("text").asText()).isEqualTo("Be brief.");
+        assertThat(body.path("inferenceConfig").path("maxTokens").asInt()).isEqualTo(64);
+        assertThat(body.path("inferenceConfig").path("stopSequences").path(0).asText()).isEqualTo("END");
+        assertThat(body.path("messages").path(0).path("content").path(0).path("text").asText())
+                .isEqualTo("What is the weather?");
+        assertThat(body.path("messages").path(1).path("content").path(0).path("toolUse").path("input")
+                .path("city").asText()).isEqualTo("Oslo");
+        JsonNode result = body.path("messages").path(2).path("content").path(0).path("toolResult");
+        assertThat(result.path("toolUseId").asText()).isEqualTo("tu_1");
+        assertThat(result.path("content").path(0).path("text").asText()).isEqualTo("rain");
+        assertThat(body.path("messages").path(2).path("content").path(1).path("image").path("format").asText())
+                .isEqualTo("png");
+        assertThat(body.path("toolConfig").path("tools").path(0).path("toolSpec").path("name").asText())
+                .isEqualTo("weather");
+        assertThat(body.path("toolConfig").path("toolChoice").has("any")).isTrue();
+    }
+
+    @Test
+    void converseStream_bothCallerStyles_eventsTranslated() throws Exception {
+        startSigned(r -> null);
+
+        HttpResponse<String> m = gateway.call(MESSAGES,
+                HELLO_MESSAGES.replace("claude-aws", "llama-aws").formatted(",\"stream\":true"));
+        HttpResponse<String> c = gateway.call(CHAT, HELLO_CHAT.replace("claude-aws", "llama-aws")
+                .formatted(",\"stream\":true,\"stream_options\":{\"include_usage\":true}"));
+
+        assertThat(m.statusCode()).as(m.body()).isEqualTo(200);
+        assertThat(eventTypes(m.body())).containsExactly("message_start", "content_block_start",
+                "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop");
+        assertThat(m.body()).contains("\"text\":\"from " + LLAMA_ID + "\"").contains("\"stop_reason\":\"end_turn\"");
+        assertThat(c.statusCode()).as(c.body()).isEqualTo(200);
+        assertThat(c.body()).contains("\"content\":\"Hello \"").contains("\"completion_tokens\":4")
+                .endsWith("data: [DONE]\n\n");
+        assertThat(bedrock.received).extracting(FakeBedrock.Received::path)
+                .containsOnly(LLAMA_PATH + "-stream");
+    }
+
+    @Test
+    void converseStream_toolUseAndCacheTokens_asAnthropicEventsAndOnTheRecord() throws Exception {
+        startSigned(r -> FakeBedrock.Script.eventStream(List.of(
+                FakeBedrock.event("messageStart", "{\"role\":\"assistant\"}"),
+                FakeBedrock.event("contentBlockStart", "{\"contentBlockIndex\":0,\"start\":{\"toolUse\":"
+                        + "{\"toolUseId\":\"tooluse_1\",\"name\":\"weather\"}}}"),
+                FakeBedrock.event("contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"toolUse\":"
+                        + "{\"input\":\"{\\\"city\\\":\"}}}"),
+                FakeBedrock.event("contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"toolUse\":"
+                        + "{\"input\":\"\\\"Oslo\\\"}\"}}}"),
+                FakeBedrock.event("contentBlockStop", "{\"contentBlockIndex\":0}"),
+                FakeBedrock.event("messageStop", "{\"stopReason\":\"tool_use\"}"),
+                FakeBedrock.event("metadata", "{\"usage\":{\"inputTokens\":20,\"outputTokens\":7,"
+                        + "\"cacheReadInputTokens\":100,\"cacheWriteInputTokens\":8},\"metrics\":{\"latencyMs\":9}}"))));
+
+        HttpResponse<String> m = gateway.call(MESSAGES,
+                HELLO_MESSAGES.replace("claude-aws", "llama-aws").formatted(",\"stream\":true"));
+        ExchangeRecord rec = records.of(m);
+
+        assertThat(m.statusCode()).as(m.body()).isEqualTo(200);
+        assertThat(m.body()).contains("\"type\":\"tool_use\",\"id\":\"tooluse_1\",\"name\":\"weather\"")
+                .contains("\"partial_json\":\"{\\\"city\\\":\"").contains("\"stop_reason\":\"tool_use\"");
+        assertThat(rec.uncachedInputTokens()).isEqualTo(20);
+        assertThat(rec.cacheReadTokens()).isEqualTo(100);
+        assertThat(rec.cacheWriteTokens()).isEqualTo(8);
+        assertThat(rec.outputTokens()).isEqualTo(7);
+    }
+
     // ------------------------------------------------------------------ errors
 
     @Test
@@ -259,6 +354,7 @@ class BedrockEndToEndTest {
         assertThat(m.body()).contains("Too many requests");
         assertThat(c.statusCode()).as(c.body()).isEqualTo(429);
         assertThat(JSON.readTree(c.body()).path("error").path("message").asText()).contains("Too many requests");
+        assertThat(bedrock.received).as("a 429 is retried like any provider's (2 retries per request)").hasSize(6);
     }
 
     @Test
