@@ -201,7 +201,7 @@ public class BedrockBenchmark {
      * One {@code chunk} message as Bedrock frames it (prelude, the three string headers, the payload, both CRC32s);
      * the decoder's own tests check it against AWS's codec, this only feeds the benchmark.
      */
-    static byte[] chunkFrame(String event) {
+    public static byte[] chunkFrame(String event) {
         String payload = "{\"bytes\":\"" + Base64.getEncoder().encodeToString(event.getBytes(StandardCharsets.UTF_8))
                 + "\",\"p\":\"abcdefghijklmnopqrstuvwxyzABCDEFGHIJ\"}";
         ByteArrayOutputStream h = new ByteArrayOutputStream();
