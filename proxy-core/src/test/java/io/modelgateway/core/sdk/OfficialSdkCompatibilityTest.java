@@ -92,6 +92,7 @@ class OfficialSdkCompatibilityTest {
                   cross-claude: {deployments: [{provider: sim-anthropic, model: sim-claude-x}]}
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
                   br-chat: {deployments: [{provider: sim-bedrock, model: "anthropic.claude-sim-1-v1:0"}]}
+                  br-llama: {deployments: [{provider: sim-bedrock, model: "meta.llama-sim-1-v1:0"}]}
                 """;
         gateway = TestGateway.startWithEnv(TestGateway.simulatorConfig(providers, models), AWS_ENV);
         // The gateway loads its tokenizer on a thread of its own at start (an openai provider is configured);
@@ -163,14 +164,18 @@ class OfficialSdkCompatibilityTest {
     /**
      * Claude on Amazon Bedrock (type bedrock, behind {@link FakeBedrock}, which checks every signature with the AWS
      * SDK's signer and encodes its streams with AWS's event-stream codec): the Anthropic SDK (0.x) suite — streams,
-     * thinking, tools, stop sequences, mid-stream faults, 429 / 529 — and the OpenAI SDK across styles, unchanged.
+     * thinking, tools, stop sequences, mid-stream faults, 429 / 529 — and the OpenAI SDK across styles, unchanged; and
+     * the OpenAI SDK across styles on a model served through Converse.
      */
     @Test
     @Order(7)
     void bedrock_anthropicAndOpenAiSdks_onClaudeOnBedrock_allPass() throws Exception {
         runNodeTests("anthropic.test.mjs", 23, Map.of("GATEWAY_MESSAGES_MODELS", "br-chat"));
         runNodeTests("cross-style.test.mjs", 18, Map.of("GATEWAY_CROSS_CHAT_MODEL", "br-chat"));
-        assertThat(bedrock.received).as("requests that reached the fake Bedrock").isNotEmpty();
+        // Converse (a model other than Claude): the OpenAI SDK across styles, streams and tools included.
+        runNodeTests("cross-style.test.mjs", 18, Map.of("GATEWAY_CROSS_CHAT_MODEL", "br-llama"));
+        assertThat(bedrock.received).as("requests that reached the fake Bedrock").isNotEmpty()
+                .anyMatch(FakeBedrock.Received::converse);
         assertThat(bedrock.refused).as("requests whose signature the AWS SDK's signer refused").isEmpty();
     }
 

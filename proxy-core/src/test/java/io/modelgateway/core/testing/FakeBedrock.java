@@ -67,8 +67,8 @@ import software.amazon.eventstream.Message;
  * An in-process Amazon Bedrock Runtime for tests, of the wire format only: {@code POST /model/<id>/invoke} and
  * {@code /invoke-with-response-stream} with an Anthropic Messages body ({@code anthropic_version} required, no
  * {@code model} and no {@code stream} members — Bedrock refuses them as extraneous keys), and {@code /converse} and
- * {@code /converse-stream} (a {@code messages} list of content lists; answered with a short canned answer unless
- * scripted).
+ * {@code /converse-stream} (a {@code messages} list of content lists; relayed to the upstream as a Messages request
+ * and its answer or events written back in Converse's shapes, or a short canned answer).
  *
  * <p>Checked by AWS's own code, never the gateway's: every request's {@code Authorization} is recomputed with the AWS
  * SDK for Java v2's SigV4 signer ({@code AwsV4HttpSigner}) from what arrived, and a mismatch is refused with
@@ -133,6 +133,8 @@ public final class FakeBedrock implements AutoCloseable {
     private final String anthropicUpstream;
     private final String anthropicKey;
     private volatile Function<Received, Script> scripts = r -> null;
+    /** Converse requests get a short canned answer instead of the upstream's. */
+    private volatile boolean cannedConverse;
     public final List<Received> received = new CopyOnWriteArrayList<>();
     /** Requests refused for their signature. */
     public final List<String> refused = new CopyOnWriteArrayList<>();
@@ -172,6 +174,12 @@ public final class FakeBedrock implements AutoCloseable {
     /** Answers for which {@code scripts} returns non-null are scripted; the others go to the upstream. */
     public FakeBedrock script(Function<Received, Script> scripts) {
         this.scripts = scripts;
+        return this;
+    }
+
+    /** Converse requests are answered {@code Hello from <model>} (12 input, 4 output tokens), not relayed. */
+    public FakeBedrock cannedConverse() {
+        this.cannedConverse = true;
         return this;
     }
 
@@ -262,7 +270,7 @@ public final class FakeBedrock implements AutoCloseable {
                 return;
             }
             Script s = scripts.apply(r);
-            if (s == null && r.converse()) {
+            if (s == null && r.converse() && (cannedConverse || anthropicUpstream == null)) {
                 s = r.stream() ? Script.eventStream(List.of(
                         event("messageStart", "{\"role\":\"assistant\"}"),
                         event("contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"Hello \"}}"),
@@ -396,11 +404,17 @@ public final class FakeBedrock implements AutoCloseable {
     private void relay(ChannelHandlerContext ctx, Received r) {
         try {
             ObjectNode body = (ObjectNode) JSON.readTree(r.body());
-            body.remove("anthropic_version");
-            JsonNode betas = body.remove("anthropic_beta");
-            ObjectNode messages = JSON.createObjectNode();
-            messages.put("model", r.modelId());
-            messages.setAll(body);
+            JsonNode betas = null;
+            ObjectNode messages;
+            if (r.converse()) {
+                messages = converseToMessages(body, r.modelId());
+            } else {
+                body.remove("anthropic_version");
+                betas = body.remove("anthropic_beta");
+                messages = JSON.createObjectNode();
+                messages.put("model", r.modelId());
+                messages.setAll(body);
+            }
             if (r.stream()) {
                 messages.put("stream", true);
             }
@@ -444,7 +458,8 @@ public final class FakeBedrock implements AutoCloseable {
                     return;
                 }
                 if (!r.stream()) {
-                    byte[] json = in.readAllBytes();
+                    byte[] json = r.converse() ? messagesToConverse(JSON.readTree(in.readAllBytes()))
+                            : in.readAllBytes();
                     ctx.executor().execute(() -> respond(ctx, new Script(200,
                             Map.of("content-type", "application/json"), List.of(json), -1)));
                     return;
@@ -454,6 +469,7 @@ public final class FakeBedrock implements AutoCloseable {
                 head.headers().set("x-amzn-RequestId", "11111111-2222-3333-4444-555555555555");
                 HttpUtil.setTransferEncodingChunked(head, true);
                 ctx.writeAndFlush(head);
+                ConverseEvents converse = new ConverseEvents();
                 BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
                 String line;
                 String event = null;
@@ -464,8 +480,15 @@ public final class FakeBedrock implements AutoCloseable {
                     } else if (line.startsWith("data:")) {
                         data.append(line.substring(5).strip());
                     } else if (line.isEmpty() && !data.isEmpty()) {
-                        byte[] frame = "error".equals(event) ? exceptionOf(data.toString()) : chunk(data.toString());
-                        ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(frame)));
+                        if ("error".equals(event)) {
+                            ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(exceptionOf(data.toString()))));
+                        } else if (r.converse()) {
+                            for (byte[] frame : converse.events(JSON.readTree(data.toString()))) {
+                                ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(frame)));
+                            }
+                        } else {
+                            ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(chunk(data.toString()))));
+                        }
                         event = null;
                         data.setLength(0);
                     }
@@ -474,6 +497,171 @@ public final class FakeBedrock implements AutoCloseable {
             }
         } catch (Exception e) {
             ctx.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ Converse in front of the Anthropic upstream
+
+    /** A Converse request as the Messages request the upstream behind the fake answers. */
+    private static ObjectNode converseToMessages(ObjectNode c, String model) {
+        ObjectNode m = JSON.createObjectNode();
+        m.put("model", model);
+        JsonNode inference = c.path("inferenceConfig");
+        m.put("max_tokens", inference.path("maxTokens").asInt(4096));
+        if (inference.has("temperature")) {
+            m.set("temperature", inference.get("temperature"));
+        }
+        if (inference.has("topP")) {
+            m.set("top_p", inference.get("topP"));
+        }
+        if (inference.has("stopSequences")) {
+            m.set("stop_sequences", inference.get("stopSequences"));
+        }
+        StringBuilder system = new StringBuilder();
+        for (JsonNode s : c.path("system")) {
+            system.append(system.isEmpty() ? "" : "\n").append(s.path("text").asText());
+        }
+        if (!system.isEmpty()) {
+            m.put("system", system.toString());
+        }
+        var messages = m.putArray("messages");
+        for (JsonNode msg : c.path("messages")) {
+            ObjectNode out = messages.addObject();
+            out.put("role", msg.path("role").asText());
+            var content = out.putArray("content");
+            for (JsonNode b : msg.path("content")) {
+                if (b.has("text")) {
+                    content.addObject().put("type", "text").put("text", b.path("text").asText());
+                } else if (b.has("toolUse")) {
+                    ObjectNode u = content.addObject().put("type", "tool_use");
+                    u.put("id", b.path("toolUse").path("toolUseId").asText());
+                    u.put("name", b.path("toolUse").path("name").asText());
+                    u.set("input", b.path("toolUse").path("input"));
+                } else if (b.has("toolResult")) {
+                    JsonNode tr = b.get("toolResult");
+                    ObjectNode r = content.addObject().put("type", "tool_result");
+                    r.put("tool_use_id", tr.path("toolUseId").asText());
+                    var rc = r.putArray("content");
+                    for (JsonNode part : tr.path("content")) {
+                        if (part.has("text")) {
+                            rc.addObject().put("type", "text").put("text", part.path("text").asText());
+                        } else if (part.has("json")) {
+                            rc.addObject().put("type", "text").put("text", part.path("json").toString());
+                        }
+                    }
+                    if ("error".equals(tr.path("status").asText())) {
+                        r.put("is_error", true);
+                    }
+                } else if (b.has("image")) {
+                    ObjectNode i = content.addObject().put("type", "image");
+                    i.putObject("source").put("type", "base64")
+                            .put("media_type", "image/" + b.path("image").path("format").asText())
+                            .put("data", b.path("image").path("source").path("bytes").asText());
+                }
+            }
+        }
+        JsonNode tools = c.path("toolConfig").path("tools");
+        if (tools.isArray() && !tools.isEmpty()) {
+            var list = m.putArray("tools");
+            for (JsonNode t : tools) {
+                JsonNode spec = t.path("toolSpec");
+                ObjectNode tool = list.addObject().put("name", spec.path("name").asText());
+                if (spec.has("description")) {
+                    tool.put("description", spec.path("description").asText());
+                }
+                tool.set("input_schema", spec.path("inputSchema").path("json"));
+            }
+            JsonNode choice = c.path("toolConfig").path("toolChoice");
+            if (choice.has("any")) {
+                m.putObject("tool_choice").put("type", "any");
+            } else if (choice.has("tool")) {
+                m.putObject("tool_choice").put("type", "tool").put("name", choice.path("tool").path("name").asText());
+            }
+        }
+        return m;
+    }
+
+    private static String stopReason(String anthropic) {
+        return anthropic == null || anthropic.equals("null") ? "end_turn" : anthropic;
+    }
+
+    /** An Anthropic message as Converse's answer. */
+    private static byte[] messagesToConverse(JsonNode a) throws Exception {
+        ObjectNode out = JSON.createObjectNode();
+        ObjectNode message = out.putObject("output").putObject("message");
+        message.put("role", "assistant");
+        var content = message.putArray("content");
+        for (JsonNode b : a.path("content")) {
+            switch (b.path("type").asText()) {
+                case "text" -> content.addObject().put("text", b.path("text").asText());
+                case "tool_use" -> content.addObject().putObject("toolUse").put("toolUseId", b.path("id").asText())
+                        .put("name", b.path("name").asText()).set("input", b.path("input"));
+                default -> {
+                }
+            }
+        }
+        out.put("stopReason", stopReason(a.path("stop_reason").asText(null)));
+        ObjectNode usage = out.putObject("usage");
+        long in = a.path("usage").path("input_tokens").asLong();
+        long o = a.path("usage").path("output_tokens").asLong();
+        usage.put("inputTokens", in).put("outputTokens", o).put("totalTokens", in + o);
+        out.putObject("metrics").put("latencyMs", 10);
+        return JSON.writeValueAsBytes(out);
+    }
+
+    /** Anthropic stream events as ConverseStream's events, one stream per instance. */
+    private static final class ConverseEvents {
+        private long input;
+        private long output;
+        private String stop;
+
+        List<byte[]> events(JsonNode e) throws Exception {
+            List<byte[]> out = new ArrayList<>();
+            switch (e.path("type").asText()) {
+                case "message_start" -> {
+                    input = e.path("message").path("usage").path("input_tokens").asLong();
+                    out.add(event("messageStart", "{\"role\":\"assistant\"}"));
+                }
+                case "content_block_start" -> {
+                    JsonNode b = e.path("content_block");
+                    if ("tool_use".equals(b.path("type").asText())) {
+                        ObjectNode start = JSON.createObjectNode().put("contentBlockIndex", e.path("index").asInt());
+                        start.putObject("start").putObject("toolUse").put("toolUseId", b.path("id").asText())
+                                .put("name", b.path("name").asText());
+                        out.add(event("contentBlockStart", JSON.writeValueAsString(start)));
+                    }
+                }
+                case "content_block_delta" -> {
+                    JsonNode d = e.path("delta");
+                    ObjectNode delta = JSON.createObjectNode().put("contentBlockIndex", e.path("index").asInt());
+                    switch (d.path("type").asText()) {
+                        case "text_delta" -> delta.putObject("delta").put("text", d.path("text").asText());
+                        case "input_json_delta" -> delta.putObject("delta").putObject("toolUse")
+                                .put("input", d.path("partial_json").asText());
+                        case "thinking_delta" -> delta.putObject("delta").putObject("reasoningContent")
+                                .put("text", d.path("thinking").asText());
+                        case "signature_delta" -> delta.putObject("delta").putObject("reasoningContent")
+                                .put("signature", d.path("signature").asText());
+                        default -> {
+                            return out;
+                        }
+                    }
+                    out.add(event("contentBlockDelta", JSON.writeValueAsString(delta)));
+                }
+                case "content_block_stop" -> out.add(event("contentBlockStop",
+                        "{\"contentBlockIndex\":" + e.path("index").asInt() + "}"));
+                case "message_delta" -> {
+                    output = e.path("usage").path("output_tokens").asLong();
+                    stop = stopReason(e.path("delta").path("stop_reason").asText(null));
+                    out.add(event("messageStop", "{\"stopReason\":\"" + stop + "\"}"));
+                }
+                case "message_stop" -> out.add(event("metadata", "{\"usage\":{\"inputTokens\":" + input
+                        + ",\"outputTokens\":" + output + ",\"totalTokens\":" + (input + output)
+                        + "},\"metrics\":{\"latencyMs\":10}}"));
+                default -> {
+                }
+            }
+            return out;
         }
     }
 

@@ -94,7 +94,8 @@ class BedrockEndToEndTest {
     }
 
     private void startSigned(Function<FakeBedrock.Received, FakeBedrock.Script> scripts) throws Exception {
-        start(FakeBedrock.signed("us-east-1", KEY_ID, SECRET, null, simUrl(), "sk-sim").script(scripts),
+        start(FakeBedrock.signed("us-east-1", KEY_ID, SECRET, null, simUrl(), "sk-sim").cannedConverse()
+                        .script(scripts),
                 """
                     aws_access_key_id: ${AWS_ACCESS_KEY_ID}
                     aws_secret_access_key: ${AWS_SECRET_ACCESS_KEY}
