@@ -658,6 +658,15 @@ public final class AnswerWriter {
         ctx.write(msg, ctx.voidPromise());
     }
 
+    /** A piece of a stream's body, as {@link #write} of it in a {@code DefaultHttpContent}, without the wrapper. */
+    void writeStreamPiece(ByteBuf piece) {
+        if (mode == Mode.STREAM) {
+            pend(piece);
+        } else {
+            write(new DefaultHttpContent(piece));
+        }
+    }
+
     void writeAndFlush(Object msg) {
         writePending();
         ctx.writeAndFlush(msg, ctx.voidPromise());

@@ -220,7 +220,7 @@ final class StreamRelay {
         if (!writer.headSent()) {
             sendHead();
         }
-        writer.write(new DefaultHttpContent(event));
+        writer.writeStreamPiece(event);
     }
 
     private void sendHead() {
