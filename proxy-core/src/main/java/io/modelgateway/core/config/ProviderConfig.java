@@ -29,6 +29,7 @@ import java.util.Objects;
  * @param tls              how an {@code https} upstream's certificate is checked ({@code ca_file},
  *                         {@code insecure_skip_verify})
  * @param azure            azure_openai type: its path scheme and how its credential is sent; null for other types
+ * @param bedrock          bedrock type: region and AWS credentials; null for every other type
  */
 public record ProviderConfig(
         String name,
@@ -45,7 +46,8 @@ public record ProviderConfig(
         TimeoutsConfig timeouts,
         AnthropicBeta anthropicBeta,
         UpstreamTls tls,
-        AzureSettings azure) {
+        AzureSettings azure,
+        BedrockSettings bedrock) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: credentials (forwarding them
@@ -56,6 +58,24 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key", "api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
+
+    /** Not a bedrock provider (no {@link BedrockSettings}). */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls, AzureSettings azure) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, null);
+    }
+
+    /** Neither an azure_openai nor a bedrock provider. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, null, null);
+    }
 
     /** With the JDK's trust store and verification on ({@link UpstreamTls#DEFAULT}); any type but azure_openai. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
@@ -108,6 +128,9 @@ public record ProviderConfig(
         if ((type == ProviderType.AZURE_OPENAI) != (azure != null)) {
             throw new IllegalArgumentException("azure settings are for type azure_openai, which needs them");
         }
+        if ((type == ProviderType.BEDROCK) != (bedrock != null)) {
+            throw new IllegalArgumentException("bedrock settings go with type bedrock, and only with it");
+        }
     }
 
     /**
@@ -148,6 +171,6 @@ public record ProviderConfig(
                 + ", anthropicBeta=" + anthropicBeta
                 + ", caFile=" + tls.caFile()
                 + ", insecureSkipVerify=" + tls.insecureSkipVerify()
-                + (azure == null ? "" : ", azure=" + azure) + "]";
+                + (azure == null ? "" : ", azure=" + azure) + (bedrock == null ? "" : ", bedrock=" + bedrock) + "]";
     }
 }
