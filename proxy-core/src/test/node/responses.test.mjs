@@ -188,7 +188,7 @@ for (const model of STATELESS) {
   });
 }
 
-// Translated streams: a provider's error mid-stream ends the caller's stream with response.failed (GD-27), which the
+// Translated streams: a provider's error mid-stream ends the caller's stream with response.failed (GD-28), which the
 // SDK's stream helper reads as the final, failed response (no exception, sequence numbers unbroken).
 for (const model of NO_INPUT_TOKENS) {
   test(`stream_providerErrorMidStream_endsWithResponseFailed_${model}`, async () => {

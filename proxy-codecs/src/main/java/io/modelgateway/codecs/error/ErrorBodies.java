@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
  * The one writer of error bodies (design rule 7): OpenAI style {@code {"error":{message,type,param,code}}}
  * and Anthropic style {@code {"type":"error","error":{type,message},"request_id"}}, as whole bodies and
  * as mid-stream SSE events (GD-10); on the Responses API's typed stream a mid-stream error is its
- * {@code response.failed} event (GD-27). Messages are written through Jackson so they are always valid JSON.
+ * {@code response.failed} event (GD-28). Messages are written through Jackson so they are always valid JSON.
  */
 public final class ErrorBodies {
     private static final JsonFactory JSON = new JsonFactory();
@@ -39,7 +39,7 @@ public final class ErrorBodies {
     }
 
     /**
-     * GD-27: the gateway's error on a Responses API stream it did not write itself (passed through, or ended by the
+     * GD-28: the gateway's error on a Responses API stream it did not write itself (passed through, or ended by the
      * gateway's drain): {@code event: response.failed} with a failed response of its own id, no output and
      * {@code error: {code, message}}, numbered {@code sequenceNumber} (the events the caller got before it, which is
      * the next number of a stream numbered from 0). A translated stream writes its own, with the output so far.

@@ -120,7 +120,7 @@ final class ChatResponseToResponses implements ResponseTranslator {
 
     /**
      * Reasoning items, in the order of contract 8.6's thinking blocks: one per {@code reasoning_details} text or
-     * summary entry that has text (its signature as GD-28 {@code encrypted_content}); when no entry has text, one from
+     * summary entry that has text (its signature as GD-29 {@code encrypted_content}); when no entry has text, one from
      * {@code reasoning} / {@code reasoning_content}, signed with the first signature in the details; encrypted entries
      * as opaque items.
      */

@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * message's {@code output_text}, refusal → a {@code refusal} part, each tool call (by its chat index) → a function
  * call item. OpenAI reports usage after the finish chunk, so the finish reason closes the open item and is held;
  * {@code response.completed} / {@code response.incomplete} follows at {@code [DONE]} or a clean end. An upstream
- * error, a malformed chunk, an early end or a tool call continued after it ended → {@code response.failed} (GD-27).
+ * error, a malformed chunk, an early end or a tool call continued after it ended → {@code response.failed} (GD-28).
  *
  * <p>Ownership: input events are borrowed; every buffer handed to {@code out} is new and owned by the consumer. One
  * instance per stream, confined to the exchange's event loop; {@link #onEvent} never throws.

@@ -20,7 +20,7 @@ import java.io.UncheckedIOException;
  * The answer side of a Responses request served by an Anthropic upstream (contract 12.4): a message → a
  * {@code response} object, or, for streams, a {@link MessagesStreamToResponses} per stream. Content blocks become
  * output items in order: text → a message's {@code output_text} parts (consecutive text blocks share one message),
- * thinking and redacted_thinking → reasoning items (GD-28), tool_use → function calls — except the GD-14
+ * thinking and redacted_thinking → reasoning items (GD-29), tool_use → function calls — except the GD-14
  * {@code json_response} call standing in for {@code text.format}, whose input is the answer's text. Made by
  * {@link ResponsesRequestToMessages}; one per exchange, confined to its event loop.
  */

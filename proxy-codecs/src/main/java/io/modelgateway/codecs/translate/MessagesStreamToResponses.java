@@ -14,11 +14,11 @@ import java.util.function.Consumer;
  * {@code response.in_progress}; a text block → an {@code output_text} part of the current message (consecutive text
  * blocks share one message, which stays open until another item or the end); a thinking block → a reasoning item whose
  * summary streams as {@code response.reasoning_summary_text.delta} and whose signature becomes its
- * {@code encrypted_content} (GD-28); redacted_thinking → an opaque reasoning item; tool_use → a function call item,
+ * {@code encrypted_content} (GD-29); redacted_thinking → an opaque reasoning item; tool_use → a function call item,
  * its {@code input_json_delta} fragments the argument deltas — or, for the GD-14 {@code json_response} tool, the
  * answer's text; {@code message_stop} → {@code response.completed}, or {@code response.incomplete} after a
  * {@code max_tokens} or {@code refusal} stop. An upstream {@code error}, an unreadable event or an early end →
- * {@code response.failed} (GD-27); {@code ping} → {@code : keep-alive}.
+ * {@code response.failed} (GD-28); {@code ping} → {@code : keep-alive}.
  *
  * <p>Ownership: input events are borrowed; every buffer handed to {@code out} is new and owned by the consumer. One
  * instance per stream, confined to the exchange's event loop; {@link #onEvent} never throws.

@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * <p>Lifecycle: {@code response.created}, {@code response.in_progress}; per item
  * {@code response.output_item.added}, its parts' events, {@code response.output_item.done}; one item is open at a
  * time, opened by what comes and closed by the next item or the end; then {@code response.completed} or
- * {@code response.incomplete} — or {@code response.failed} (GD-27), after which nothing follows.
+ * {@code response.incomplete} — or {@code response.failed} (GD-28), after which nothing follows.
  *
  * <p>Bounded (design rule 8): past {@code maxChars} characters of kept output the stream fails. Every buffer handed to
  * {@code out} is a new, complete SSE event owned by the consumer. One per stream, confined to its event loop.
@@ -191,7 +191,7 @@ final class ResponsesEvents {
     }
 
     /**
-     * The signature of the reasoning just streamed (GD-28: {@code encrypted_content} = {@code mgw1:thinking:} + it), on
+     * The signature of the reasoning just streamed (GD-29: {@code encrypted_content} = {@code mgw1:thinking:} + it), on
      * the open reasoning item, or an item of its own when none is open (thinking shown as nothing). It ends that
      * item's reasoning: more reasoning opens a new item.
      */
@@ -208,7 +208,7 @@ final class ResponsesEvents {
         }
     }
 
-    /** An opaque reasoning item (GD-28: {@code mgw1:redacted:} + the data), complete at once. */
+    /** An opaque reasoning item (GD-29: {@code mgw1:redacted:} + the data), complete at once. */
     void redacted(Consumer<ByteBuf> out, String data) {
         if (finished || data == null || data.isEmpty()) {
             return;
@@ -282,7 +282,7 @@ final class ResponsesEvents {
     }
 
     /**
-     * GD-27: {@code response.failed} with the output so far (an open item marked incomplete) and the error; nothing
+     * GD-28: {@code response.failed} with the output so far (an open item marked incomplete) and the error; nothing
      * follows. A failure before the stream began is preceded by {@code response.created} and
      * {@code response.in_progress}, as every Responses stream begins. {@code usage}: what the upstream reported before it failed, null when nothing.
      */

@@ -21,7 +21,7 @@ import java.util.List;
  * translator can bound it (design rule 8). One instance per answer, confined to the exchange's event loop.
  */
 final class ResponsesOutput {
-    /** Contract 12.7 (GD-28): a reasoning item made from a signed Anthropic thinking block (or signed reasoning). */
+    /** Contract 12.7 (GD-29): a reasoning item made from a signed Anthropic thinking block (or signed reasoning). */
     static final String THINKING_PREFIX = "mgw1:thinking:";
     /** A reasoning item made from a redacted_thinking block (or an encrypted reasoning entry). */
     static final String REDACTED_PREFIX = "mgw1:redacted:";
@@ -52,7 +52,7 @@ final class ResponsesOutput {
         final StringBuilder arguments = new StringBuilder();
         /** Reasoning: the one summary part's text, null when the item has no summary part. */
         StringBuilder summary;
-        /** Reasoning: what the caller sends back to continue (GD-28); null when none. */
+        /** Reasoning: what the caller sends back to continue (GD-29); null when none. */
         String encrypted;
 
         Item(Kind kind, String id, int index) {

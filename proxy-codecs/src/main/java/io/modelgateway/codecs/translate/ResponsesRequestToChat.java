@@ -31,7 +31,7 @@ import java.util.List;
  *
  * <p>Stateless use only: {@code input} carries the whole conversation. {@code previous_response_id},
  * {@code conversation}, {@code prompt}, {@code background} and item references need responses the gateway does not
- * keep: 400 (GD-29). Hosted tools (web search, file search, code interpreter, MCP, …) cannot run on a chat upstream:
+ * keep: 400 (GD-30). Hosted tools (web search, file search, code interpreter, MCP, …) cannot run on a chat upstream:
  * 400. Fields without a chat equivalent are dropped (GD-4).
  *
  * <p>Translation is not the pass-through hot path: the body is read into a tree, the output written compact into a
@@ -193,7 +193,7 @@ public final class ResponsesRequestToChat {
             return new Chat(out, stream, echo(), origins);
         }
 
-        /** GD-29: what only a provider that keeps responses can do. */
+        /** GD-30: what only a provider that keeps responses can do. */
         private void rejectStateful() throws TranslationException {
             JsonNode previous = field(in, "previous_response_id");
             if (previous != null) {
@@ -438,7 +438,7 @@ public final class ResponsesRequestToChat {
         }
 
         /**
-         * A reasoning item sent back (GD-28): its summary (or reasoning text) and {@code encrypted_content} become a
+         * A reasoning item sent back (GD-29): its summary (or reasoning text) and {@code encrypted_content} become a
          * {@code reasoning_details} entry of the assistant turn — {@code mgw1:thinking:} a signed text entry,
          * {@code mgw1:redacted:} an encrypted one, none an unsigned text entry; any other {@code encrypted_content}
          * (another provider's) is dropped with its item. Dropped whole when the upstream takes no reasoning back.

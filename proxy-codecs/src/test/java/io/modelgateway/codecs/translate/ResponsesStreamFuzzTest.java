@@ -16,7 +16,7 @@ import java.util.List;
  * Anthropic upstream, picked by the first byte's bit 0; with or without text.format by its bit 1; the second byte
  * picks the cut; the rest is the stream): nothing is thrown, the
  * caller's events are well-formed typed events numbered from 0 that end with {@code response.completed},
- * {@code response.incomplete} or {@code response.failed} (contract 12.5, GD-27), and no buffer leaks (the test kit
+ * {@code response.incomplete} or {@code response.failed} (contract 12.5, GD-28), and no buffer leaks (the test kit
  * fails the class). Regression mode (the default, used in CI) replays the seeds in src/test/resources;
  * {@code JAZZER_FUZZ=1} fuzzes.
  */

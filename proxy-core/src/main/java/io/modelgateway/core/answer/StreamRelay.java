@@ -51,7 +51,7 @@ final class StreamRelay {
     private final Consumer<ByteBuf> onEvent;
     /** The provider sent an error event (relayed as it is when passing through): the exchange failed upstream. */
     private boolean upstreamErrorEvent;
-    /** Pass-through events relayed: the next {@code sequence_number} of a Responses API stream (GD-27). */
+    /** Pass-through events relayed: the next {@code sequence_number} of a Responses API stream (GD-28). */
     private long relayed;
 
     StreamRelay(AnswerWriter writer, SseEventScanner scanner, StreamTranslator translator,

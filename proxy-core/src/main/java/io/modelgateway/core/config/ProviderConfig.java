@@ -29,6 +29,7 @@ import java.util.Objects;
  * @param tls              how an {@code https} upstream's certificate is checked ({@code ca_file},
  *                         {@code insecure_skip_verify})
  * @param azure            azure_openai type: its path scheme and how its credential is sent; null for other types
+ * @param bedrock          bedrock type: region and AWS credentials; null for every other type
  * @param responsesApi     openai type: the upstream serves the Responses API itself ({@code /responses}), so a
  *                         Responses request passes through; false: it has chat completions only and the gateway
  *                         translates (contract 12.2)
@@ -49,6 +50,7 @@ public record ProviderConfig(
         AnthropicBeta anthropicBeta,
         UpstreamTls tls,
         AzureSettings azure,
+        BedrockSettings bedrock,
         boolean responsesApi) {
 
     /**
@@ -65,9 +67,27 @@ public record ProviderConfig(
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls, AzureSettings azure, BedrockSettings bedrock) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock, type == ProviderType.OPENAI);
+    }
+
+    /** Not a bedrock provider (no {@link BedrockSettings}). */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
             UpstreamTls tls, AzureSettings azure) {
         this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
-                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, type == ProviderType.OPENAI);
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, null);
+    }
+
+    /** Neither an azure_openai nor a bedrock provider. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, null, null);
     }
 
     /** With the JDK's trust store and verification on ({@link UpstreamTls#DEFAULT}); any type but azure_openai. */
@@ -121,6 +141,9 @@ public record ProviderConfig(
         if ((type == ProviderType.AZURE_OPENAI) != (azure != null)) {
             throw new IllegalArgumentException("azure settings are for type azure_openai, which needs them");
         }
+        if ((type == ProviderType.BEDROCK) != (bedrock != null)) {
+            throw new IllegalArgumentException("bedrock settings go with type bedrock, and only with it");
+        }
         responsesApi &= type == ProviderType.OPENAI;
     }
 
@@ -162,6 +185,6 @@ public record ProviderConfig(
                 + ", anthropicBeta=" + anthropicBeta
                 + ", caFile=" + tls.caFile()
                 + ", insecureSkipVerify=" + tls.insecureSkipVerify()
-                + (azure == null ? "" : ", azure=" + azure) + "]";
+                + (azure == null ? "" : ", azure=" + azure) + (bedrock == null ? "" : ", bedrock=" + bedrock) + "]";
     }
 }

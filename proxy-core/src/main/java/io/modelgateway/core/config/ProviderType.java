@@ -16,7 +16,10 @@ public enum ProviderType {
      * deployment in the path and {@code api-version} in the query, or the v1 paths), with an {@code api-key} or a
      * Microsoft Entra bearer token ({@link AzureSettings}).
      */
-    AZURE_OPENAI(ApiStyle.OPENAI);
+    AZURE_OPENAI(ApiStyle.OPENAI),
+
+    /** Amazon Bedrock Runtime, SigV4-signed (or a Bedrock API key); answers as Anthropic (its Claude models). */
+    BEDROCK(ApiStyle.ANTHROPIC);
 
     private final ApiStyle style;
 
@@ -34,7 +37,7 @@ public enum ProviderType {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The type for a config name ({@code openai}, {@code anthropic}, {@code simulator}); null when unknown. */
+    /** The type for a config name ({@code openai}, {@code anthropic}, {@code simulator}, {@code bedrock}, …); null when unknown. */
     public static ProviderType fromConfigName(String name) {
         for (ProviderType t : values()) {
             if (t.configName().equals(name)) {

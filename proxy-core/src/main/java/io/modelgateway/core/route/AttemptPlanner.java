@@ -118,7 +118,7 @@ public final class AttemptPlanner {
     }
 
     /**
-     * GD-29: a Responses request that continues a stored response ({@code previous_response_id}) can only go to a
+     * GD-30: a Responses request that continues a stored response ({@code previous_response_id}) can only go to a
      * provider that keeps responses (an openai provider with {@code responses_api}); anywhere else it is a 400 before
      * anything is sent, whatever the rest of the request holds.
      */

@@ -8,6 +8,7 @@ import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.ModelConfig;
+import io.modelgateway.core.config.ProviderType;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.Exchange;
 import io.modelgateway.core.exchange.Exchanges;
@@ -116,10 +117,12 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
 
     /**
      * The gateway answers count_tokens itself when the model's first deployment speaks OpenAI's style, which has
-     * no such endpoint; an Anthropic provider counts for itself and the simulator answers it.
+     * no such endpoint, or is on Amazon Bedrock (whose CountTokens operation the gateway does not call yet); an
+     * Anthropic provider counts for itself and the simulator answers it.
      */
     private static boolean countsItself(ModelConfig model) {
-        return model.deployments().get(0).provider().type().style() == ApiStyle.OPENAI; // openai, azure_openai
+        ProviderType type = model.deployments().get(0).provider().type();
+        return type.style() == ApiStyle.OPENAI || type == ProviderType.BEDROCK; // openai, azure_openai; bedrock
     }
 
     /** {@code {"input_tokens": N}} by the gateway's tokenizer ({@link InputTokenCounter}); nothing is accounted. */

@@ -156,7 +156,7 @@ class ResponsesEndToEndTest {
     }
 
     /**
-     * GD-27 on a passed-through stream: the gateway ends it itself (a malformed event from the provider) with
+     * GD-28 on a passed-through stream: the gateway ends it itself (a malformed event from the provider) with
      * {@code response.failed}, numbered right after the events it relayed, so the SDKs' sequence checks hold.
      */
     @Test
@@ -193,7 +193,7 @@ class ResponsesEndToEndTest {
     }
 
     /**
-     * GD-28 end to end: Anthropic thinking comes back as a reasoning item whose {@code encrypted_content} carries the
+     * GD-29 end to end: Anthropic thinking comes back as a reasoning item whose {@code encrypted_content} carries the
      * block's signature; sent back with the function call and its output (as the Agents SDK and Codex do), it reaches
      * the provider as the same signed thinking block before the tool use.
      */
