@@ -84,12 +84,16 @@ ensure_bench_tools() {
 }
 
 # Installs what the browser and Prometheus tests drive when it is missing: Debian's chromium (the dashboard
-# in a real browser, and the load-test report) and prometheus (a real scrape of /metrics). Root only; apt-get
+# in a real browser, and the load-test report), prometheus (a real scrape of /metrics), nghttp2-client's h2load
+# and a curl with HTTP/2 (the TLS and HTTP/2 tests). Root only; apt-get
 # update runs first, once per call.
 ensure_test_tools() {
   local missing=() recommends=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v prometheus >/dev/null 2>&1 || recommends+=(prometheus)
+  # h2load: a bounded multiplexed HTTP/2 load against the gateway (Http2EndToEndTest); curl must speak HTTP/2.
+  command -v h2load >/dev/null 2>&1 || missing+=(nghttp2-client)
+  curl --version 2>/dev/null | grep -q 'HTTP2' || missing+=(curl)
   [ ${#missing[@]} -eq 0 ] && [ ${#recommends[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ]; then
     echo "need ${missing[*]} ${recommends[*]}: run as root, or install them: apt-get install -y ${missing[*]} ${recommends[*]}" >&2

@@ -119,6 +119,43 @@ describe(`openai SDK on ${CHAT_MODEL} (anthropic provider)`, { timeout: TEST_TIM
 });
 
 describe(`anthropic SDK on ${MESSAGES_MODEL} (openai provider)`, { timeout: TEST_TIMEOUT_MS }, () => {
+  // The provider speaks OpenAI's style, which has no count_tokens: the gateway counts with o200k_base, and
+  // OpenAI's API reference counts this conversation as 19 prompt tokens.
+  test('countTokens_isCountedByTheGateway', async () => {
+    const count = await anthropic.messages.countTokens({
+      model: MESSAGES_MODEL, system: 'You are a helpful assistant.', messages: [{ role: 'user', content: 'Hello!' }],
+    });
+    assert.equal(count.input_tokens, 19);
+  });
+
+  // LangChain's ChatAnthropic reads the input count from message_start only (contract 8.9).
+  test('modelsList_isInAnthropicsShape', async () => {
+    const ids = [];
+    for await (const model of anthropic.models.list()) {
+      assert.equal(model.type, 'model');
+      assert.ok(model.display_name);
+      assert.ok(!Number.isNaN(Date.parse(model.created_at)), model.created_at);
+      ids.push(model.id);
+    }
+    assert.ok(ids.includes(MESSAGES_MODEL), ids.join(','));
+  });
+
+  test('stream_messageStartReportsTheInputCount', async () => {
+    const stream = anthropic.messages.stream({
+      model: MESSAGES_MODEL, max_tokens: 10, system: 'You are a helpful assistant.',
+      messages: [{ role: 'user', content: 'Hello!' }],
+    });
+    let startInput = null;
+    for await (const event of stream) {
+      if (event.type === 'message_start') {
+        startInput = event.message.usage.input_tokens;
+      }
+    }
+    assert.equal(startInput, 19);
+    const final = await stream.finalMessage();
+    assert.ok(final.usage.input_tokens > 0);
+  });
+
   test('create_returnsTextBlockAndUsage', async () => {
     const m = await anthropic.messages.create({
       model: MESSAGES_MODEL, max_tokens: 10, system: 'Be brief.', messages: [{ role: 'user', content: HELLO }],

@@ -242,6 +242,32 @@ export function defineMessagesSuite(sdk) {
         assert.ok(streamed.content[0].text.length > 0);
       });
 
+      test('countTokens_andBetaCountTokens_answerInputTokens', async () => {
+        const recorder = recordingFetch();
+        const c = client({ fetch: recorder.fetch });
+        const count = await c.messages.countTokens({
+          model,
+          system: 'You are a helpful assistant.',
+          messages: [{ role: 'user', content: 'Hello!' }],
+        });
+        assert.equal(new URL(recorder.last().url).pathname, '/api/v1/messages/count_tokens');
+        assert.equal(recorder.last().status, 200);
+        assert.ok(Number.isInteger(count.input_tokens) && count.input_tokens > 0, JSON.stringify(count));
+
+        const beta = await c.beta.messages.countTokens({
+          model,
+          betas: ['token-efficient-tools-2025-02-19'],
+          messages: USER_HELLO,
+        });
+        const sent = recorder.last();
+        assert.equal(new URL(sent.url).search, sdk.betaQuery ? '?beta=true' : '');
+        // The SDK adds its own token-counting beta to the ones asked for; the gateway takes the list as sent.
+        assert.ok(sent.headers['anthropic-beta'].split(',').includes('token-efficient-tools-2025-02-19'),
+          sent.headers['anthropic-beta']);
+        assert.equal(sent.status, 200);
+        assert.ok(beta.input_tokens > 0);
+      });
+
       test('errors_wrongKey_isAuthenticationError', async () => {
         const err = await expectError(sdk.Anthropic.AuthenticationError, () =>
           client({ ...sdk.credentials('sk-wrong'), maxRetries: 0 }).messages.create({

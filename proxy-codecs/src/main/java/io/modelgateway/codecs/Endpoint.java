@@ -1,14 +1,16 @@
 package io.modelgateway.codecs;
 
 /**
- * The three proxied endpoints. {@link #gatewayPath} is what callers use; {@link #upstreamSuffix} is
+ * The proxied endpoints. {@link #gatewayPath} is what callers use; {@link #upstreamSuffix} is
  * appended to a provider's {@code base_url} (OpenAI-style base URLs end in {@code /v1}, Anthropic's do not,
  * as in the official SDKs).
  */
 public enum Endpoint {
     CHAT_COMPLETIONS(ApiStyle.OPENAI, "/api/v1/chat/completions", "/chat/completions"),
     EMBEDDINGS(ApiStyle.OPENAI, "/api/v1/embeddings", "/embeddings"),
-    MESSAGES(ApiStyle.ANTHROPIC, "/api/v1/messages", "/v1/messages");
+    MESSAGES(ApiStyle.ANTHROPIC, "/api/v1/messages", "/v1/messages"),
+    /** Anthropic's token count of a messages request: no generation, {@code {"input_tokens": N}}. */
+    COUNT_TOKENS(ApiStyle.ANTHROPIC, "/api/v1/messages/count_tokens", "/v1/messages/count_tokens");
 
     private final ApiStyle style;
     private final String gatewayPath;

@@ -37,13 +37,14 @@ record LoadOptions(
         boolean quiet,
         List<Long> cpuPids,
         String label,
-        Path html) {
+        Path html,
+        URI allocMetrics) {
 
     static final String USAGE = """
             usage: loadgen --url URL [--method POST] (--body FILE | --body-json JSON) [--header 'name: value']...
                            [--connections N] [--duration S] [--warmup S] [--rate R] [--timeout-ms MS]
                            [--threads N] [--json OUT.json] [--hgrm PREFIX] [--html OUT.html] [--cpu-pid PID]...
-                           [--label TEXT] [--quiet]
+                           [--label TEXT] [--alloc-metrics URL] [--quiet]
               --url          http://HOST:PORT/path on a loopback address (127.0.0.0/8, ::1, localhost)
               --connections  keep-alive connections (default 16)
               --duration     measured seconds (default 10); --warmup seconds before it (default 2)
@@ -57,6 +58,9 @@ record LoadOptions(
                              (and -ttft.hgrm, -itl.hgrm when answers were streams); --html writes a report
                              that opens offline: the figures and the percentile curves of latency, time to
                              first token and inter-token gaps
+              --alloc-metrics  a gateway's /metrics URL: report the bytes its event loops allocated
+                             (gateway_event_loop_allocated_bytes_total) per request and per event, read
+                             just before and just after the measured window
               --cpu-pid      also report the CPU time this process used during the measured window,
                              per completed request (repeat the option, or comma-separate, to sum processes)""";
 
@@ -78,6 +82,7 @@ record LoadOptions(
         List<Long> cpuPids = new ArrayList<>();
         String label = null;
         Path html = null;
+        URI allocMetrics = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--quiet") || arg.equals("-q")) {
@@ -107,6 +112,7 @@ record LoadOptions(
                 case "--hgrm" -> hgrm = v;
                 case "--label" -> label = v;
                 case "--html" -> html = Path.of(v);
+                case "--alloc-metrics" -> allocMetrics = URI.create(v);
                 case "--cpu-pid" -> {
                     for (String p : v.split(",")) {
                         if (!p.isBlank()) {
@@ -149,7 +155,7 @@ record LoadOptions(
         int port = uri.getPort() < 0 ? 80 : uri.getPort();
         return new LoadOptions(uri, address, port, method, body == null ? new byte[0] : body, List.copyOf(headers),
                 connections, threads, duration, warmup, rate, timeoutMs, json, hgrm, quiet, List.copyOf(cpuPids),
-                label, html);
+                label, html, allocMetrics);
     }
 
     boolean openLoop() {

@@ -29,6 +29,8 @@ final class LoadResult {
     final String transport;
     final long windowNanos;
     final CpuSample cpu;
+    /** Bytes the gateway's event loops allocated around the window ({@code --alloc-metrics}), or -1. */
+    final long allocatedBytes;
 
     final Histogram latency = new Histogram(3);
     final Histogram ttft = new Histogram(3);
@@ -43,11 +45,22 @@ final class LoadResult {
     /** Answer heads by status, 2xx included: a 200 stream that then failed or timed out counts here too. */
     final Map<Integer, Long> statuses = new TreeMap<>();
 
-    LoadResult(LoadOptions options, String transport, long windowNanos, CpuSample cpu) {
+    LoadResult(LoadOptions options, String transport, long windowNanos, CpuSample cpu, long allocatedBytes) {
         this.options = options;
         this.transport = transport;
         this.windowNanos = windowNanos;
         this.cpu = cpu;
+        this.allocatedBytes = allocatedBytes;
+    }
+
+    /** Bytes the gateway's event loops allocated per completed request ({@code --alloc-metrics}); -1 unmeasured. */
+    double allocBytesPerRequest() {
+        return allocatedBytes < 0 || completed == 0 ? -1 : (double) allocatedBytes / completed;
+    }
+
+    /** The same per stream event received; -1 when unmeasured or no events. */
+    double allocBytesPerEvent() {
+        return allocatedBytes < 0 || events == 0 ? -1 : (double) allocatedBytes / events;
     }
 
     /** Adds one event loop's measurements; call on that loop (or after it stopped). */
@@ -131,6 +144,11 @@ final class LoadResult {
         if (cpu.othersNanos() >= 0) {
             out.printf(Locale.ROOT, "  cpu        pid %s: %.1f ms in the window, %.1f us per request%n",
                     options.cpuPids(), cpu.othersNanos() / 1e6, cpuMicrosPerRequest());
+        }
+        if (allocatedBytes >= 0) {
+            out.printf(Locale.ROOT, "  alloc      %.0f bytes per request%s on the gateway's event loops%n",
+                    allocBytesPerRequest(), events > 0 ? String.format(Locale.ROOT, ", %.1f per event",
+                            allocBytesPerEvent()) : "");
         }
         if (cpu.ownNanos() >= 0) {
             out.printf(Locale.ROOT, "  loadgen    %.0f%% of one core%n", 100.0 * cpu.ownNanos() / windowNanos);
@@ -225,6 +243,15 @@ final class LoadResult {
                 g.writeNumberField("loadgen_cpu_ms", cpu.ownNanos() / 1e6);
             }
             g.writeEndObject();
+            if (allocatedBytes >= 0) {
+                g.writeObjectFieldStart("alloc");
+                g.writeNumberField("bytes", allocatedBytes);
+                g.writeNumberField("bytes_per_request", allocBytesPerRequest());
+                if (events > 0) {
+                    g.writeNumberField("bytes_per_event", allocBytesPerEvent());
+                }
+                g.writeEndObject();
+            }
             g.writeEndObject();
         }
     }

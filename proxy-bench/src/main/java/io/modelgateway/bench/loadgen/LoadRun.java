@@ -136,6 +136,7 @@ final class LoadRun {
         Progress meter = new Progress(progress, began);
         long warmupEnd = start + seconds(options.warmupSeconds());
         meter.runUntil(warmupEnd, "warmup");
+        long alloc0 = AllocSample.take(options.allocMetrics());
         long measureStart = System.nanoTime();
         phase = MEASURING;
         CpuSample cpu0 = CpuSample.take(options.cpuPids());
@@ -143,12 +144,13 @@ final class LoadRun {
         phase = STOPPED;
         long measureEnd = System.nanoTime();
         CpuSample cpu1 = CpuSample.take(options.cpuPids());
+        long alloc1 = AllocSample.take(options.allocMetrics());
 
         for (ScheduledFuture<?> s : sweepers) {
             s.cancel(false);
         }
         LoadResult result = new LoadResult(options, Transport.name(), measureEnd - measureStart,
-                cpu1.minus(cpu0));
+                cpu1.minus(cpu0), alloc0 < 0 || alloc1 < 0 ? -1 : alloc1 - alloc0);
         for (LoopStats loop : loops) {
             await(loop.loop.submit(() -> {
                 result.add(loop);

@@ -56,6 +56,46 @@ class LoadGeneratorTest {
         assertThat(r.ttft.getTotalCount()).isZero();
     }
 
+    /**
+     * With a gateway's /metrics URL the run reports what the gateway's event loops allocated per request and per
+     * event: a simulated chat stream of 10 events allocates at least its own text on the gateway.
+     */
+    @Test
+    void allocMetrics_reportsTheGatewaysAllocationPerRequestAndPerEvent() throws Exception {
+        String yaml = """
+                access_log: off
+                keys:
+                  - name: bench
+                    key: ${BENCH_KEY}
+                    models: ["*"]
+                providers:
+                  sim:
+                    type: simulator
+                models:
+                  m:
+                    deployments: [{provider: sim, model: sim-chat-1}]
+                """;
+        io.modelgateway.core.config.GatewayConfig config = io.modelgateway.core.config.ConfigLoader.parse(yaml,
+                "alloc.yaml", java.util.Map.of("BENCH_KEY", "sk-bench-alloc"), "127.0.0.1:0");
+        try (io.modelgateway.core.server.GatewayServer gw = io.modelgateway.core.server.GatewayServer.start(config, 1,
+                null)) {
+            String base = "http://127.0.0.1:" + gw.port();
+            LoadResult r = run("--url", base + "/api/v1/chat/completions", "--body-json", CHAT_STREAM, "-c", "2",
+                    "--warmup", "0.2", "--duration", "1", "-H", "x-sim-output-tokens: 10", "-H", "x-sim-tps: 0",
+                    "-H", "Authorization: Bearer sk-bench-alloc", "--alloc-metrics", base + "/metrics");
+            assertThat(r.completed).isPositive();
+            assertThat(r.allocatedBytes).isPositive();
+            assertThat(r.allocBytesPerRequest()).isGreaterThan(1000);
+            assertThat(r.allocBytesPerEvent()).isPositive().isLessThan(r.allocBytesPerRequest());
+            LoadResult none = run("--url", base + "/api/v1/chat/completions", "--body-json", CHAT, "-c", "1",
+                    "--warmup", "0", "--duration", "0.3", "-H", "Authorization: Bearer sk-bench-alloc");
+            assertThat(none.allocBytesPerRequest()).as("not asked for").isEqualTo(-1);
+        }
+        assertThat(AllocSample.parse("# HELP x\ngateway_event_loop_allocated_bytes_total 1.2345E7\n"))
+                .isEqualTo(12_345_000L);
+        assertThat(AllocSample.parse("other_total 5\n")).isEqualTo(-1);
+    }
+
     @Test
     void openAiStream_measuresTimeToFirstTokenAndInterTokenLatency() throws Exception {
         LoadResult r = run("--url", simUrl("/v1/chat/completions"), "--body-json", CHAT_STREAM, "-c", "2",

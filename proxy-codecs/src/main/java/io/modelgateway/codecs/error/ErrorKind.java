@@ -25,6 +25,12 @@ public enum ErrorKind {
      * would not (contract 7.3).
      */
     RATE_LIMIT_TOKENS(429, 429, "tokens", "rate_limit_error", "rate_limit_exceeded"),
+    /**
+     * A spend budget of the gateway (a key's {@code budget_usd} per UTC day or month) is used up: the same 429 and
+     * Anthropic type, with OpenAI's own vocabulary for a quota that no retry within minutes can pass,
+     * {@code insufficient_quota} (contract 7.3).
+     */
+    SPEND_BUDGET(429, 429, "insufficient_quota", "rate_limit_error", "insufficient_quota"),
     INTERNAL(500, 500, "server_error", "api_error", null),
     UPSTREAM_ERROR(502, 502, "server_error", "api_error", "upstream_error"),
     /** No upstream available or upstream overloaded: 503 for OpenAI-style callers, 529 for Anthropic-style (GD-8). */

@@ -206,6 +206,7 @@ public final class RequestPeek {
                 case CHAT_COMPLETIONS -> chat();
                 case EMBEDDINGS -> embeddings();
                 case MESSAGES -> messages(systemRoleAllowed);
+                case COUNT_TOKENS -> countTokens(systemRoleAllowed);
                 default -> throw new IllegalStateException(endpoint.name());
             }
             if (error == null && next() != null) {
@@ -282,6 +283,16 @@ public final class RequestPeek {
             fail(GatewayError.invalid("thinking.budget_tokens: must be at least 1024 and less than max_tokens.",
                     "thinking.budget_tokens", "invalid_value"));
         }
+    }
+
+    /** A count_tokens body: a messages request without {@code max_tokens}; never a stream. */
+    private void countTokens(boolean systemRoleAllowed) throws IOException {
+        this.systemRoleAllowed = systemRoleAllowed;
+        readTopLevel(this::messagesField);
+        if (error == null && !sawMessages) {
+            missing("messages");
+        }
+        stream = false;
     }
 
     private void messagesField(String name, JsonToken v) throws IOException {

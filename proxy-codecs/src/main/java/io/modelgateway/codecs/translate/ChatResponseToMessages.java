@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
-import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
@@ -57,7 +56,9 @@ final class ChatResponseToMessages implements ResponseTranslator {
         if ("error".equals(finishReason)) {
             throw upstream("The upstream provider reported an error while generating the response.");
         }
-        usage = usage(root.get("usage"));
+        JsonNode usageNode = root.get("usage");
+        usage = UsageJson.chat(usageNode);
+        boolean reasoningReported = UsageJson.chatReportsReasoning(usageNode);
         String refusal = text(message.get("refusal"));
         boolean refused = refusal != null && !refusal.isEmpty();
         String stopReason = refused ? "refusal" : StopReasons.toStopReason(finishReason);
@@ -65,14 +66,14 @@ final class ChatResponseToMessages implements ResponseTranslator {
 
         try {
             return JsonOut.write(alloc, Math.max(256, upstreamBody.readableBytes() + 128), MessagesRequestToChat.MAPPER,
-                    g -> writeMessage(g, message, model, refused, refusal, stopReason));
+                    g -> writeMessage(g, message, model, refused, refusal, stopReason, reasoningReported));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     private void writeMessage(JsonGenerator g, JsonNode message, String model, boolean refused, String refusal,
-            String stopReason) throws IOException {
+            String stopReason, boolean reasoningReported) throws IOException {
         g.writeStartObject();
         g.writeStringField("id", Ids.withPrefix("msg_"));
         g.writeStringField("type", "message");
@@ -91,7 +92,8 @@ final class ChatResponseToMessages implements ResponseTranslator {
         g.writeEndArray();
         g.writeStringField("stop_reason", stopReason);
         g.writeNullField("stop_sequence"); // not knowable from a chat completion (8.7)
-        writeUsage(g, usage);
+        g.writeFieldName("usage");
+        UsageJson.writeMessages(g, usage, reasoningReported);
         g.writeEndObject();
     }
 
@@ -226,31 +228,6 @@ final class ChatResponseToMessages implements ResponseTranslator {
             }
         }
         return sb.toString();
-    }
-
-    /** 8.8: chat usage → Anthropic counts ({@code input} excludes cache reads and writes). */
-    static Usage usage(JsonNode u) {
-        if (u == null || !u.isObject()) {
-            return Usage.ZERO;
-        }
-        return Usage.fromOpenAi(count(u.path("prompt_tokens")), count(u.path("completion_tokens")),
-                count(u.path("prompt_tokens_details").path("cached_tokens")),
-                count(u.path("prompt_tokens_details").path("cache_write_tokens")),
-                count(u.path("completion_tokens_details").path("reasoning_tokens")));
-    }
-
-    /** A count the gateway believes ({@link TokenCount}); absent or not believed reads as 0. */
-    private static long count(JsonNode n) {
-        return Math.max(0, TokenCount.of(n));
-    }
-
-    static void writeUsage(JsonGenerator g, Usage u) throws IOException {
-        g.writeObjectFieldStart("usage");
-        g.writeNumberField("input_tokens", u.input());
-        g.writeNumberField("output_tokens", u.output());
-        g.writeNumberField("cache_creation_input_tokens", u.cacheCreation());
-        g.writeNumberField("cache_read_input_tokens", u.cacheRead());
-        g.writeEndObject();
     }
 
     /** An error object in a 200 body: overloaded when the upstream says so (code 503/529 or the word), else 502. */

@@ -76,6 +76,10 @@ final class ChatStreamToMessages implements StreamTranslator {
     private String stopReason;
     private boolean refused;
     private Usage usage = Usage.ZERO;
+    /** The upstream's usage said how many reasoning tokens there were: the caller's usage says it too. */
+    private boolean reasoningReported;
+    /** The gateway's count of the input before the upstream reports its own: what message_start carries (8.9). */
+    private long inputEstimate;
 
     /**
      * @param tools         restores tool names shortened in the request (GD-22)
@@ -156,6 +160,16 @@ final class ChatStreamToMessages implements StreamTranslator {
         return usage;
     }
 
+    @Override
+    public void inputEstimate(long tokens) {
+        inputEstimate = Math.max(0, tokens);
+    }
+
+    @Override
+    public boolean wantsInputEstimate() {
+        return true;
+    }
+
     // ---- one upstream chunk -------------------------------------------------------------------------------
 
     private void apply(Chunk c, Consumer<ByteBuf> out) {
@@ -220,6 +234,7 @@ final class ChatStreamToMessages implements StreamTranslator {
         if (c.usage) {
             usage = Usage.fromOpenAi(c.promptTokens, c.completionTokens, c.cachedTokens, c.cacheWriteTokens,
                     c.reasoningTokens);
+            reasoningReported = c.reasoningReported;
         }
     }
 
@@ -323,6 +338,7 @@ final class ChatStreamToMessages implements StreamTranslator {
 
     private void messageStart(Consumer<ByteBuf> out, String model) {
         String id = Ids.withPrefix("msg_");
+        long estimate = inputEstimate;
         emit(out, "message_start", g -> {
             g.writeObjectFieldStart("message");
             g.writeStringField("id", id);
@@ -333,7 +349,9 @@ final class ChatStreamToMessages implements StreamTranslator {
             g.writeEndArray();
             g.writeNullField("stop_reason");
             g.writeNullField("stop_sequence");
-            ChatResponseToMessages.writeUsage(g, Usage.ZERO); // the true counts come in message_delta
+            // 8.9 step 1: the gateway's own count of the input (the upstream's exact counts come in message_delta)
+            g.writeFieldName("usage");
+            UsageJson.writeMessages(g, new Usage(estimate, 0, 0, 0, 0), false);
             g.writeEndObject();
         });
     }
@@ -344,12 +362,14 @@ final class ChatStreamToMessages implements StreamTranslator {
         finished = true;
         String reason = stopReason;
         Usage u = usage;
+        boolean reasoning = reasoningReported;
         emit(out, "message_delta", g -> {
             g.writeObjectFieldStart("delta");
             g.writeStringField("stop_reason", reason);
             g.writeNullField("stop_sequence");
             g.writeEndObject();
-            ChatResponseToMessages.writeUsage(g, u);
+            g.writeFieldName("usage");
+            UsageJson.writeMessages(g, u, reasoning);
         });
         out.accept(alloc.buffer(MESSAGE_STOP.length).writeBytes(MESSAGE_STOP));
     }
@@ -547,6 +567,7 @@ final class ChatStreamToMessages implements StreamTranslator {
         long cachedTokens;
         long cacheWriteTokens;
         long reasoningTokens;
+        boolean reasoningReported;
 
         static Chunk parse(byte[] data, int len) throws IOException {
             try (JsonParser p = JSON.createParser(data, 0, len)) {
@@ -672,7 +693,11 @@ final class ChatStreamToMessages implements StreamTranslator {
             switch (name) {
                 case "cached_tokens" -> cachedTokens = number(p, v);
                 case "cache_write_tokens" -> cacheWriteTokens = number(p, v);
-                case "reasoning_tokens" -> reasoningTokens = number(p, v);
+                case "reasoning_tokens" -> {
+                    long n = TokenCount.of(p, v);
+                    reasoningTokens = Math.max(0, n);
+                    reasoningReported = n >= 0;
+                }
                 default -> p.skipChildren();
             }
         }

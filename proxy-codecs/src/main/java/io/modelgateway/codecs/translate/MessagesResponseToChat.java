@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
-import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
@@ -84,8 +83,8 @@ final class MessagesResponseToChat implements ResponseTranslator {
             throw unreadable();
         }
         Message m = Message.read(content, jsonResponse);
-        Usage u = usageOf(root.get("usage"));
-        boolean reasoningReported = reasoningReported(root.get("usage"));
+        Usage u = UsageJson.messages(root.get("usage"));
+        boolean reasoningReported = UsageJson.messagesReportsReasoning(root.get("usage"));
         String model = text(root.get("model"));
         String finish = StopReasons.toFinishReason(text(root.get("stop_reason")),
                 m.jsonInput != null && m.toolCalls.isEmpty());
@@ -155,7 +154,7 @@ final class MessagesResponseToChat implements ResponseTranslator {
         g.writeEndObject();
         g.writeEndArray();
         g.writeFieldName("usage");
-        writeUsage(g, u, reasoningReported);
+        UsageJson.writeChat(g, u, reasoningReported);
         g.writeEndObject();
     }
 
@@ -168,44 +167,6 @@ final class MessagesResponseToChat implements ResponseTranslator {
     @Override
     public Usage usage() {
         return usage;
-    }
-
-    /** 8.8: the OpenAI usage object; {@code completion_tokens_details} only when thinking tokens were reported. */
-    static void writeUsage(JsonGenerator g, Usage u, boolean reasoningReported) throws IOException {
-        g.writeStartObject();
-        g.writeNumberField("prompt_tokens", u.promptTokens());
-        g.writeNumberField("completion_tokens", u.completionTokens());
-        g.writeNumberField("total_tokens", u.totalTokens());
-        g.writeObjectFieldStart("prompt_tokens_details");
-        g.writeNumberField("cached_tokens", u.cacheRead());
-        g.writeNumberField("cache_write_tokens", u.cacheCreation());
-        g.writeEndObject();
-        if (reasoningReported) {
-            g.writeObjectFieldStart("completion_tokens_details");
-            g.writeNumberField("reasoning_tokens", u.reasoning());
-            g.writeEndObject();
-        }
-        g.writeEndObject();
-    }
-
-    private static Usage usageOf(JsonNode u) {
-        if (u == null || !u.isObject()) {
-            return Usage.ZERO;
-        }
-        JsonNode details = u.get("output_tokens_details");
-        return new Usage(count(u.get("input_tokens")), count(u.get("output_tokens")),
-                count(u.get("cache_creation_input_tokens")), count(u.get("cache_read_input_tokens")),
-                details == null ? 0 : count(details.get("thinking_tokens")));
-    }
-
-    private static boolean reasoningReported(JsonNode u) {
-        JsonNode details = u == null ? null : u.get("output_tokens_details");
-        return details != null && TokenCount.of(details.get("thinking_tokens")) >= 0;
-    }
-
-    /** A count the gateway believes ({@link TokenCount}); absent or not believed reads as 0. */
-    private static long count(JsonNode n) {
-        return Math.max(0, TokenCount.of(n));
     }
 
     static TranslationException unreadable() {

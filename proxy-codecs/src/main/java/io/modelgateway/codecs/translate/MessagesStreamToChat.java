@@ -424,7 +424,7 @@ final class MessagesStreamToChat implements StreamTranslator {
             g.writeArrayFieldStart("choices");
             g.writeEndArray();
             g.writeFieldName("usage");
-            MessagesResponseToChat.writeUsage(g, usage(), thinkingReported);
+            UsageJson.writeChat(g, usage(), thinkingReported);
             g.writeEndObject();
         }, EVENT_END));
     }

@@ -39,4 +39,20 @@ public interface StreamTranslator {
 
     /** Token counts seen so far (final once finished). */
     Usage usage();
+
+    /**
+     * Whether the caller's stream reports the input count before the upstream does, so the translator needs the
+     * gateway's own count ({@link #inputEstimate}) before its first event: an Anthropic-style stream translated from
+     * an OpenAI-style one, whose {@code message_start} carries the input count (8.9 step 1).
+     */
+    default boolean wantsInputEstimate() {
+        return false;
+    }
+
+    /**
+     * The gateway's best count of the input tokens of the upstream request, given before the first event when
+     * {@link #wantsInputEstimate()}; the upstream's exact counts replace it when they come.
+     */
+    default void inputEstimate(long tokens) {
+    }
 }

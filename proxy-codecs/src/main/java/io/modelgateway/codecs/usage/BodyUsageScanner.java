@@ -33,6 +33,19 @@ public final class BodyUsageScanner {
         }
     };
 
+    /** The bytes that end a run inside a string: its closing quote, an escape. */
+    private static final boolean[] STRING_STOPS = stops("\"\\");
+    /** The bytes that matter between tokens inside the top-level value: a string's start, a bracket. */
+    private static final boolean[] VALUE_STOPS = stops("\"{}[]");
+
+    private static boolean[] stops(String chars) {
+        boolean[] table = new boolean[256];
+        for (int i = 0; i < chars.length(); i++) {
+            table[chars.charAt(i)] = true;
+        }
+        return table;
+    }
+
     private int depth;
     private boolean inString;
     private boolean escape;
@@ -74,11 +87,35 @@ public final class BodyUsageScanner {
         }
     }
 
-    /** The state machine over {@code bytes[from, from + length)}; the state carries over between calls. */
+    /**
+     * The state machine over {@code bytes[from, from + length)}; the state carries over between calls. Where the state
+     * cannot change (inside an ordinary string, or between tokens of the top-level value) a tight loop over a stop
+     * table skips ahead: an embeddings answer is almost all digits or one long base64 string.
+     */
     void scan(byte[] bytes, int from, int length) {
         int end = from + length;
         int captureFrom = capturing ? from : -1;
         for (int i = from; i < end; i++) {
+            if (inString) {
+                if (!escape && keyMatch < 0) {
+                    // Inside a string that is not a candidate key: only its end or an escape matters.
+                    while (i < end && !STRING_STOPS[bytes[i] & 0xFF]) {
+                        i++;
+                    }
+                    if (i == end) {
+                        break;
+                    }
+                }
+            } else if (top == INSIDE && afterKey == 0) {
+                // Between tokens inside the top-level value: numbers, literals, commas, colons and whitespace change
+                // nothing here; only a string or a bracket does.
+                while (i < end && !VALUE_STOPS[bytes[i] & 0xFF]) {
+                    i++;
+                }
+                if (i == end) {
+                    break;
+                }
+            }
             byte b = bytes[i];
             if (inString) {
                 if (escape) {

@@ -18,7 +18,8 @@ import java.util.Arrays;
  * absurd thing is not believed on the rest either, so the exchange is accounted with the gateway's own estimate.
  */
 public final class UsageCounts {
-    // The count fields, as numbers for put(): a usage object's fields, then those of its two details objects.
+    // The count fields, as numbers for put(): a usage object's fields, then those of its details objects
+    // (nesting 1 prompt_tokens_details, 2 completion_tokens_details, 3 input_tokens_details, 4 output_tokens_details).
     private static final int PROMPT = 0;
     private static final int COMPLETION = 1;
     private static final int INPUT = 2;
@@ -28,9 +29,21 @@ public final class UsageCounts {
     private static final int CACHED = 6;
     private static final int CACHE_WRITE = 7;
     private static final int REASONING = 8;
+    /** Responses API: {@code input_tokens_details.cached_tokens}. */
+    private static final int INPUT_CACHED = 9;
+    /** Responses API: {@code output_tokens_details.reasoning_tokens}. */
+    private static final int OUTPUT_REASONING = 10;
+    /** Anthropic: {@code output_tokens_details.thinking_tokens}. */
+    private static final int OUTPUT_THINKING = 11;
     private static final String[] NAMES = {"prompt_tokens", "completion_tokens", "input_tokens", "output_tokens",
         "cache_creation_input_tokens", "cache_read_input_tokens", "cached_tokens", "cache_write_tokens",
-        "reasoning_tokens"};
+        "reasoning_tokens", "cached_tokens", "reasoning_tokens", "thinking_tokens"};
+    /** The details objects of a usage object, by nesting (index 0 unused: the usage object itself). */
+    private static final String[] DETAILS = {null, "prompt_tokens_details", "completion_tokens_details",
+        "input_tokens_details", "output_tokens_details"};
+    /** The first and last count field of each nesting. */
+    private static final int[] FIRST = {PROMPT, CACHED, REASONING, INPUT_CACHED, OUTPUT_REASONING};
+    private static final int[] LAST = {CACHE_READ_INPUT, CACHE_WRITE, REASONING, INPUT_CACHED, OUTPUT_THINKING};
 
     private long promptTokens = -1;
     private long completionTokens = -1;
@@ -41,6 +54,10 @@ public final class UsageCounts {
     private long outputTokens = -1;
     private long cacheCreation;
     private long cacheRead;
+    /** Responses API: the input's cache reads, inside {@code input_tokens}; -1 when no such details were read. */
+    private long inputCached = -1;
+    /** Reasoning inside {@code output_tokens}: Responses' {@code reasoning_tokens}, Anthropic's {@code thinking_tokens}. */
+    private long outputReasoning;
     /** The name of the first count that was not believed (a name of ours, never the upstream's bytes); or null. */
     private String implausible;
 
@@ -69,7 +86,11 @@ public final class UsageCounts {
         }
     }
 
-    /** The counts in Anthropic's terms; null when nothing was read. */
+    /**
+     * The counts by type ({@link Usage}); null when nothing was read. The style is told by the fields: OpenAI chat's
+     * {@code prompt_tokens}, the Responses API's {@code input_tokens} with {@code input_tokens_details} (its input
+     * includes the cache reads), else Anthropic's {@code input_tokens} (uncached only).
+     */
     public Usage usage() {
         if (!known()) {
             return null;
@@ -78,7 +99,12 @@ public final class UsageCounts {
             return Usage.fromOpenAi(Math.max(promptTokens, 0), Math.max(completionTokens, 0), cachedTokens,
                     cacheWriteTokens, reasoningTokens);
         }
-        return new Usage(Math.max(inputTokens, 0), Math.max(outputTokens, 0), cacheCreation, cacheRead, 0);
+        if (inputCached >= 0) {
+            return Usage.fromResponses(Math.max(inputTokens, 0), Math.max(outputTokens, 0), inputCached,
+                    outputReasoning);
+        }
+        return Usage.fromAnthropic(Math.max(inputTokens, 0), Math.max(outputTokens, 0), cacheCreation, cacheRead,
+                outputReasoning);
     }
 
     /**
@@ -91,12 +117,9 @@ public final class UsageCounts {
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken v = p.nextToken();
-            if (v == JsonToken.START_OBJECT && name.equals("prompt_tokens_details")) {
-                readDetails(p, 1);
-                continue;
-            }
-            if (v == JsonToken.START_OBJECT && name.equals("completion_tokens_details")) {
-                readDetails(p, 2);
+            int details = v == JsonToken.START_OBJECT ? details(name) : -1;
+            if (details > 0) {
+                readDetails(p, details);
                 continue;
             }
             int field = field(0, name);
@@ -111,7 +134,17 @@ public final class UsageCounts {
         }
     }
 
-    /** Inside {@code prompt_tokens_details} (nesting 1) or {@code completion_tokens_details} (2). */
+    /** The nesting of a details object called {@code name}; -1: not one. */
+    private static int details(String name) {
+        for (int n = 1; n < DETAILS.length; n++) {
+            if (DETAILS[n].equals(name)) {
+                return n;
+            }
+        }
+        return -1;
+    }
+
+    /** Inside a details object of nesting 1 to 4 ({@link #DETAILS}). */
     private void readDetails(JsonParser p, int nesting) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             int field = field(nesting, p.currentName());
@@ -124,7 +157,7 @@ public final class UsageCounts {
         }
     }
 
-    /** The count field {@code name} is at {@code nesting} (0 the usage object, 1 and 2 its details); -1: none. */
+    /** The count field {@code name} is at {@code nesting} (0 the usage object, 1 to 4 its details); -1: none. */
     private static int field(int nesting, String name) {
         for (int f = first(nesting); f <= last(nesting); f++) {
             if (NAMES[f].equals(name)) {
@@ -135,11 +168,11 @@ public final class UsageCounts {
     }
 
     private static int first(int nesting) {
-        return nesting == 0 ? PROMPT : nesting == 1 ? CACHED : REASONING;
+        return FIRST[nesting];
     }
 
     private static int last(int nesting) {
-        return nesting == 0 ? CACHE_READ_INPUT : nesting == 1 ? CACHE_WRITE : REASONING;
+        return LAST[nesting];
     }
 
     /** Stores a count read for {@code field}: believed, not believed ({@link TokenCount#IMPLAUSIBLE}) or absent. */
@@ -162,20 +195,34 @@ public final class UsageCounts {
             case CACHE_READ_INPUT -> cacheRead = n;
             case CACHED -> cachedTokens = n;
             case CACHE_WRITE -> cacheWriteTokens = n;
-            default -> reasoningTokens = n;
+            case REASONING -> reasoningTokens = n;
+            case INPUT_CACHED -> inputCached = n;
+            default -> outputReasoning = n; // OUTPUT_REASONING, OUTPUT_THINKING
         }
     }
 
     // ---- the same reading over raw bytes, without a JSON library (the non-stream relay path, once per answer)
 
     private static final byte[][] NAME_BYTES = new byte[NAMES.length][];
-    private static final byte[] PROMPT_DETAILS = ascii("prompt_tokens_details");
-    private static final byte[] COMPLETION_DETAILS = ascii("completion_tokens_details");
+    private static final byte[][] DETAILS_BYTES = new byte[DETAILS.length][];
 
     static {
         for (int f = 0; f < NAMES.length; f++) {
             NAME_BYTES[f] = ascii(NAMES[f]);
         }
+        for (int n = 1; n < DETAILS.length; n++) {
+            DETAILS_BYTES[n] = ascii(DETAILS[n]);
+        }
+    }
+
+    /** {@link #details(String)} for a key held in {@code b[keyFrom, keyTo)}. */
+    private static int details(byte[] b, int keyFrom, int keyTo) {
+        for (int n = 1; n < DETAILS_BYTES.length; n++) {
+            if (eq(b, keyFrom, keyTo, DETAILS_BYTES[n])) {
+                return n;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -206,8 +253,8 @@ public final class UsageCounts {
     }
 
     /**
-     * A minimal JSON reader over a captured usage object. Nesting 0 is the usage object, 1 its
-     * {@code prompt_tokens_details}, 2 its {@code completion_tokens_details}; anything else is skipped whole.
+     * A minimal JSON reader over a captured usage object. Nesting 0 is the usage object, 1 to 4 its details objects
+     * ({@link #DETAILS}); anything else is skipped whole.
      */
     private static final class ByteReader {
         private final byte[] b;
@@ -257,12 +304,8 @@ public final class UsageCounts {
                     if (field >= 0) {
                         into.put(field, TokenCount.of(b, start, i));
                     }
-                } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, PROMPT_DETAILS)) {
-                    if (!object(into, 1)) {
-                        return false;
-                    }
-                } else if (c == '{' && nesting == 0 && eq(b, keyFrom, keyTo, COMPLETION_DETAILS)) {
-                    if (!object(into, 2)) {
+                } else if (c == '{' && nesting == 0 && details(b, keyFrom, keyTo) > 0) {
+                    if (!object(into, details(b, keyFrom, keyTo))) {
                         return false;
                     }
                 } else if (!skipValue()) {

@@ -62,6 +62,26 @@ class ChatStreamToMessagesTest {
         assertThat(t.usage()).isEqualTo(new Usage(0, 96, 0, 0, 0));
     }
 
+    /**
+     * 8.9 step 1: message_start carries the gateway's count of the input (a client such as LangChain's ChatAnthropic
+     * reads the input count there only); message_delta carries the upstream's exact counts.
+     */
+    @Test
+    void messageStart_carriesTheGatewaysInputCount_messageDeltaTheUpstreams() {
+        StreamTranslator t = newTranslator();
+        assertThat(t.wantsInputEstimate()).isTrue();
+        t.inputEstimate(19);
+
+        List<String> events = run(t, List.of(resource(DIR + "text.chat.sse")), true);
+
+        assertWellFormed(events);
+        assertThat(events.get(0)).startsWith("event: message_start").contains(
+                "\"usage\":{\"input_tokens\":19,\"output_tokens\":0,\"cache_creation_input_tokens\":0,"
+                        + "\"cache_read_input_tokens\":0}");
+        String delta = events.stream().filter(e -> e.startsWith("event: message_delta")).findFirst().orElseThrow();
+        assertThat(delta).contains("\"input_tokens\":412,");
+    }
+
     @Test
     void usage_beforeTheUsageChunk_isZero() {
         StreamTranslator t = newTranslator();

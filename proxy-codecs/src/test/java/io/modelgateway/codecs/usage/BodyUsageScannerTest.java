@@ -30,6 +30,39 @@ class BodyUsageScannerTest {
         }
     }
 
+    /**
+     * Embeddings answers are almost all digits or one long base64 string, which the scanner skips through: the usage
+     * after them, strings ending in escaped backslashes and quotes, and brackets inside strings are still seen
+     * right wherever the body is cut.
+     */
+    @Test
+    void embeddingsAnswers_floatAndBase64_cutAnywhere_usageAndShapeStillRight() {
+        StringBuilder floats = new StringBuilder();
+        for (int i = 0; i < 300; i++) {
+            floats.append(i == 0 ? "" : ",").append(i % 3 == 0 ? "-" : "").append("0.0").append(i * 7919 % 100000)
+                    .append(i % 5 == 0 ? "e-3" : "");
+        }
+        String base64 = "AAAAvQ+/Pz8=".repeat(150);
+        for (String vector : java.util.List.of("[" + floats + "]", "\"" + base64 + "\"")) {
+            String body = "{\"object\":\"list\",\"data\":[{\"object\":\"embedding\",\"index\":0,\"embedding\":"
+                    + vector + "}],\"note\":\"a \\\\\\\"quoted\\\" ]} usage\\\\\",\"model\":\"e\","
+                    + "\"usage\":{\"prompt_tokens\":8,\"total_tokens\":8}}";
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            for (int cut = 0; cut <= bytes.length; cut += 7) {
+                BodyUsageScanner s = new BodyUsageScanner();
+                s.feed(Unpooled.wrappedBuffer(bytes, 0, cut));
+                assertThat(s.wellFormed()).as("prefix of %d bytes", cut).isEqualTo(cut == bytes.length);
+                s.feed(Unpooled.wrappedBuffer(bytes, cut, bytes.length - cut));
+                assertThat(s.wellFormed()).as("cut at %d", cut).isTrue();
+                assertThat(s.counts().usage().promptTokens()).as("cut at %d", cut).isEqualTo(8);
+            }
+            BodyUsageScanner glued = new BodyUsageScanner();
+            glued.feed(Unpooled.wrappedBuffer(bytes));
+            glued.feed(Unpooled.wrappedBuffer("{}".getBytes(StandardCharsets.UTF_8)));
+            assertThat(glued.wellFormed()).as("two answers glued together").isFalse();
+        }
+    }
+
     @Test
     void byteByByte_sameAsWhole() {
         BodyUsageScanner s = new BodyUsageScanner();

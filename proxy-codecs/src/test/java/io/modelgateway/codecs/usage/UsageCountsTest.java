@@ -24,6 +24,9 @@ class UsageCountsTest {
                 + "\"service_tier\":\"standard\",\"server_tool_use\":null,\"x\":[1,{\"a\":\"}\"}],\"f\":1.5e3}",
         "{\"prompt_tokens\":3,\"total_tokens\":3}",
         "{}",
+        "{\"input_tokens\":10,\"output_tokens\":80,\"output_tokens_details\":{\"thinking_tokens\":50}}",
+        "{\"input_tokens\":1500,\"input_tokens_details\":{\"cached_tokens\":1024},\"output_tokens\":90,"
+                + "\"output_tokens_details\":{\"reasoning_tokens\":64},\"total_tokens\":1590}",
     })
     void byteReader_agreesWithJackson(String json) throws Exception {
         UsageCounts bytes = new UsageCounts();
@@ -50,6 +53,53 @@ class UsageCountsTest {
         assertThat(u.promptTokens()).isEqualTo(100);
         assertThat(u.cacheRead()).isEqualTo(40);
         assertThat(u.reasoning()).isEqualTo(5);
+    }
+
+    /** Each style's usage object gives the five token types, whichever reader reads it (contract 8.8). */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        // chat: prompt_tokens includes the cache reads and writes
+        "{\"prompt_tokens\":1500,\"completion_tokens\":90,\"prompt_tokens_details\":{\"cached_tokens\":1000,"
+                + "\"cache_write_tokens\":100},\"completion_tokens_details\":{\"reasoning_tokens\":64}}",
+        // Anthropic: input_tokens is uncached only; thinking tokens in output_tokens_details
+        "{\"input_tokens\":400,\"cache_creation_input_tokens\":100,\"cache_read_input_tokens\":1000,"
+                + "\"output_tokens\":90,\"output_tokens_details\":{\"thinking_tokens\":64}}",
+    })
+    void tokenTypes_eachStyle_sameFiveCounts(String json) throws Exception {
+        byte[] b = json.getBytes(StandardCharsets.UTF_8);
+        UsageCounts bytes = new UsageCounts();
+        assertThat(bytes.read(b, 0, b.length)).isTrue();
+        UsageCounts jackson = new UsageCounts();
+        try (JsonParser p = new JsonFactory().createParser(json)) {
+            p.nextToken();
+            jackson.read(p);
+        }
+        for (UsageCounts c : new UsageCounts[] {bytes, jackson}) {
+            assertThat(c.usage()).isEqualTo(new Usage(400, 90, 100, 1000, 64));
+            assertThat(c.usage().promptTokens()).isEqualTo(1500);
+            assertThat(c.usage().outputWithoutReasoning()).isEqualTo(26);
+        }
+    }
+
+    /** The Responses API counts its input like chat (cache reads inside), in Anthropic's field names. */
+    @Test
+    void tokenTypes_responsesApi_inputIncludesCacheReads() {
+        byte[] b = ("{\"input_tokens\":1500,\"input_tokens_details\":{\"cached_tokens\":1000},\"output_tokens\":90,"
+                + "\"output_tokens_details\":{\"reasoning_tokens\":64},\"total_tokens\":1590}")
+                .getBytes(StandardCharsets.UTF_8);
+        UsageCounts c = new UsageCounts();
+        assertThat(c.read(b, 0, b.length)).isTrue();
+        assertThat(c.usage()).isEqualTo(new Usage(500, 90, 0, 1000, 64));
+    }
+
+    @Test
+    void tokenTypes_implausibleDetail_marksTheUsageImplausible() {
+        byte[] b = "{\"input_tokens\":10,\"output_tokens\":5,\"output_tokens_details\":{\"thinking_tokens\":-3}}"
+                .getBytes(StandardCharsets.UTF_8);
+        UsageCounts c = new UsageCounts();
+        assertThat(c.read(b, 0, b.length)).isTrue();
+        assertThat(c.implausible()).isTrue();
+        assertThat(c.implausibleField()).isEqualTo("thinking_tokens");
     }
 
     @ParameterizedTest

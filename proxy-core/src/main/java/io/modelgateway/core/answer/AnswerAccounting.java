@@ -1,5 +1,6 @@
 package io.modelgateway.core.answer;
 
+import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.translate.Usage;
 import io.modelgateway.codecs.usage.BodyUsageScanner;
 import io.modelgateway.codecs.usage.StreamUsageTracker;
@@ -63,6 +64,11 @@ final class AnswerAccounting {
     /** Puts the tokens on the record: {@code code} is the provider's status, 0 when no head arrived. */
     void account(Outcome outcome, int code) {
         ExchangeRecord record = request.record();
+        if (request.endpoint() == Endpoint.COUNT_TOKENS) {
+            // A count of tokens is not generation: nothing is accounted, whatever the answer says.
+            record.usage(0, 0, ExchangeRecord.UsageSource.NONE);
+            return;
+        }
         boolean ok = code >= 200 && code < 300;
         UsageCounts counts = streamUsage != null ? streamUsage.counts() : bodyUsage != null ? bodyUsage.counts() : null;
         if (counts != null && counts.implausible()) {
@@ -73,14 +79,18 @@ final class AnswerAccounting {
         }
         boolean complete = counts != null && (streamUsage == null || streamUsage.complete());
         if (ok && outcome == Outcome.DONE && complete) {
-            Usage u = counts.usage();
-            record.usage(u.promptTokens(), u.completionTokens(), ExchangeRecord.UsageSource.UPSTREAM);
+            // Every token type as the provider reported it (cache reads and writes, reasoning): contract 8.8.
+            record.usage(counts.usage(), ExchangeRecord.UsageSource.UPSTREAM);
         } else if (ok || (outcome == Outcome.CANCELLED && code == 0 && asked)) {
             Usage u = counts == null ? null : counts.usage();
-            long input = u != null && u.promptTokens() > 0 ? u.promptTokens() : request.estimatedInputTokens();
             long output = streamUsage == null ? 0
                     : Math.max(u == null ? 0 : u.completionTokens(), streamUsage.otherEvents());
-            record.usage(input, output, ExchangeRecord.UsageSource.ESTIMATED);
+            if (u != null && u.promptTokens() > 0) {
+                // The input the provider already reported, by type; the output is what was delivered.
+                record.usage(u.withOutput(output), ExchangeRecord.UsageSource.ESTIMATED);
+            } else {
+                record.usage(request.estimatedInputTokens(), output, ExchangeRecord.UsageSource.ESTIMATED);
+            }
         } else {
             record.usage(0, 0, ExchangeRecord.UsageSource.NONE);
         }

@@ -6,8 +6,13 @@ import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.error.SecretRedactor;
 import io.modelgateway.codecs.sse.SseEventScanner;
 import io.modelgateway.codecs.translate.ResponseTranslator;
+import io.modelgateway.codecs.translate.StreamTranslator;
+import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
 import io.modelgateway.core.exchange.AttemptHook;
+import io.modelgateway.core.exchange.ExchangeRecord;
+import io.modelgateway.core.exchange.Usd;
+import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 import io.modelgateway.core.exchange.Outcome;
@@ -135,6 +140,10 @@ public final class AnswerWriter {
     private HttpResponse heldHead;
     /** The pieces of that body so far: one retained piece, or a composite of them; null when none. */
     private ByteBuf held;
+    /** STREAM: the chunks written since the last read's end, not yet passed on ({@link #pend}); null when none. */
+    private ByteBuf pending;
+    /** {@link #pending} is a composite this writer made (else one chunk's own buffer). */
+    private boolean pendingMerged;
     /** The stream being relayed (STREAM); null otherwise. */
     private StreamRelay stream;
     /** The body being collected whole (COLLECT, ERROR); null otherwise. */
@@ -254,8 +263,13 @@ public final class AnswerWriter {
         if (contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
             accounting.stream();
+            StreamTranslator streamTranslator = translator == null ? null : translator.newStream(ctx.alloc());
+            if (streamTranslator != null && streamTranslator.wantsInputEstimate()) {
+                // 8.9 step 1: the caller's message_start carries the gateway's count of the input (once per answer).
+                streamTranslator.inputEstimate(InputTokenCounter.messagesRequest(request.body()));
+            }
             stream = new StreamRelay(this, new SseEventScanner(ctx.alloc(), limits.maxSseEventBytes()),
-                    translator == null ? null : translator.newStream(ctx.alloc()), accounting, withholdUsageChunk);
+                    streamTranslator, accounting, withholdUsageChunk);
             return; // the head goes out with the first event (GD-24)
         }
         accounting.body();
@@ -327,6 +341,7 @@ public final class AnswerWriter {
     /** The end of one read of the provider's answer: what it brought leaves in one write (one system call). */
     public void readComplete() {
         if (!done && (mode == Mode.RELAY || mode == Mode.STREAM)) {
+            writePending();
             ctx.flush();
         }
     }
@@ -391,6 +406,7 @@ public final class AnswerWriter {
         held = null;
         headSent = true;
         if (complete) {
+            costHeader(head.headers());
             writeAndFlush(new DefaultFullHttpResponse(head.protocolVersion(), head.status(), body, head.headers(),
                     EmptyHttpHeaders.INSTANCE));
         } else {
@@ -585,6 +601,27 @@ public final class AnswerWriter {
             held.release();
             held = null;
         }
+        if (pending != null) {
+            pending.release(); // the answer ended without a last write (the client left, the provider failed)
+            pending = null;
+            pendingMerged = false;
+        }
+    }
+
+    /**
+     * A key with {@code cost_header: true} gets the cost of a whole 2xx answer in {@code x-gateway-cost-usd}: its body
+     * is in, so its usage is known before its head (a stream's is not: its cost is in the access log and metrics only).
+     * Prices the record as the exchange's end will again, with the same counts.
+     */
+    void costHeader(HttpHeaders h) {
+        KeyConfig key = request.key();
+        ExchangeRecord record = request.record();
+        if (key == null || !key.costHeader() || !record.priced()) {
+            return;
+        }
+        accounting.account(Outcome.DONE, status == null ? 0 : status.code());
+        record.priceIt();
+        h.set(Usd.COST_HEADER, Usd.format(record.costUsd()));
     }
 
     // ------------------------------------------------------------------ writing
@@ -610,10 +647,52 @@ public final class AnswerWriter {
      * fired into the client pipeline's {@code exceptionCaught}, which hands it back here ({@link #clientFailed}).
      */
     void write(Object msg) {
+        if (mode == Mode.STREAM && msg.getClass() == DefaultHttpContent.class) {
+            pend(((DefaultHttpContent) msg).content());
+            return;
+        }
+        writePending();
         ctx.write(msg, ctx.voidPromise());
     }
 
     void writeAndFlush(Object msg) {
+        writePending();
         ctx.writeAndFlush(msg, ctx.voidPromise());
+    }
+
+    /**
+     * A stream's chunks are merged while one read of the upstream is handled and leave as one chunk at its end
+     * ({@link #readComplete}), or before anything else is written: an upstream that sends each event in its own HTTP
+     * chunk (as OpenAI's API does) costs the client side one chunk header, one outbound entry and one message per
+     * read, not per event. The bytes and their order are the same; the composite holds the pieces, never copies.
+     */
+    private void pend(ByteBuf piece) {
+        if (pending == null) {
+            pending = piece;
+            return;
+        }
+        if (!pendingMerged) {
+            // no limit on components: past its limit, a composite copies its components into one buffer
+            CompositeByteBuf merged = new CompositeByteBuf(ctx.alloc(), pending.isDirect(), Integer.MAX_VALUE);
+            merged.addComponent(true, pending);
+            pending = merged;
+            pendingMerged = true;
+        }
+        ((CompositeByteBuf) pending).addComponent(true, piece);
+        if (pending.readableBytes() >= ctx.channel().config().getWriteBufferHighWaterMark()) {
+            // A read loop may bring far more than one read: past the high watermark the merged bytes go out now, so
+            // the connection's writability (which pauses the provider for a slow client) sees them (design rule 8).
+            writePending();
+        }
+    }
+
+    /** The chunks merged so far, out as one, before whatever is written next. */
+    private void writePending() {
+        if (pending != null) {
+            ByteBuf out = pending;
+            pending = null;
+            pendingMerged = false;
+            ctx.write(new DefaultHttpContent(out), ctx.voidPromise());
+        }
     }
 }

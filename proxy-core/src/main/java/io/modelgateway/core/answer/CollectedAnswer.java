@@ -130,6 +130,7 @@ final class CollectedAnswer {
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, out);
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
+            writer.costHeader(response.headers());
             writer.sendWhole(response);
             writer.finish(true, Outcome.DONE);
         } finally {

@@ -45,6 +45,8 @@ final class StreamRelay {
     private final StreamTranslator translator;
     private final AnswerAccounting accounting;
     private final boolean withholdUsageChunk;
+    /** The provider sent an error event (relayed as it is when passing through): the exchange failed upstream. */
+    private boolean upstreamErrorEvent;
 
     StreamRelay(AnswerWriter writer, SseEventScanner scanner, StreamTranslator translator,
             AnswerAccounting accounting, boolean withholdUsageChunk) {
@@ -87,11 +89,16 @@ final class StreamRelay {
             sendHead(); // an empty stream still gets a well-formed response
         }
         writer.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-        // A translated stream that ended unfinished (no finish reason) closed with an error event.
-        writer.finish(true, translator != null && translator.failed() ? Outcome.UPSTREAM_ERROR : Outcome.DONE);
+        // A translated stream that ended unfinished (no finish reason) closed with an error event; a passed-through
+        // stream that carried the provider's own error event failed the same way, however cleanly it then ended.
+        boolean failed = upstreamErrorEvent || translator != null && translator.failed();
+        writer.finish(true, failed ? Outcome.UPSTREAM_ERROR : Outcome.DONE);
     }
 
-    /** One event as it is (pass-through): to the client, unless it is a usage chunk we withhold. */
+    /**
+     * One event as it is (pass-through): to the client, unless it is a usage chunk we withhold. The events of one
+     * read leave together as one chunk: the writer merges them ({@link AnswerWriter#readComplete}).
+     */
     private void passEvent(ByteBuf event) {
         event = checked(event);
         if (event == null) {
@@ -138,7 +145,11 @@ final class StreamRelay {
             malformedEvent();
             return null;
         }
-        return SseDataCheck.looksLikeError(event) ? withoutSecrets(event) : event;
+        if (!SseDataCheck.looksLikeError(event)) {
+            return event;
+        }
+        upstreamErrorEvent = true;
+        return withoutSecrets(event);
     }
 
     /**

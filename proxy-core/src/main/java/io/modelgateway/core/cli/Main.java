@@ -69,10 +69,19 @@ public final class Main {
             System.exit(2);
             return;
         }
-        GatewayServer server = GatewayServer.start(cfg);
+        GatewayServer server;
+        try {
+            server = GatewayServer.start(cfg);
+        } catch (IllegalStateException e) {
+            // TLS files that make no certificate and key (the message names the block and the files, no key material)
+            System.err.println("gateway: cannot start: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         // Started after the bind, so the file it fingerprints is the one the running config came from.
         // The same --listen override applies to every reload, as it did at start.
         ConfigReloader reloader = new ConfigReloader(file, System.getenv(), listen, cfg, server.context()::swap);
+        reloader.alsoEachRound(server::checkCertificates); // certificate rotation: same rhythm, same SIGHUP
         reloader.start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -82,7 +91,7 @@ public final class Main {
         }, "gateway-shutdown"));
         exitZeroOnSigterm();
         // Last: whoever waits for this line may send SIGHUP or SIGTERM at once, and both are handled by now.
-        System.out.println("gateway listening on http://" + server.hostPort() + " (config " + file + ")");
+        System.out.println("gateway listening on " + server.scheme() + "://" + server.hostPort() + " (config " + file + ")");
         stopped.await();
     }
 

@@ -25,7 +25,7 @@ import java.util.Objects;
  *
  * <p>This class reads the top level (which fields may appear there, {@code listen}, {@code max_body_bytes},
  * {@code development_key}) and hands the sections, in this order, to one reader each: {@link ServerSection}
- * ({@code access_log}, {@code admin} with its key, {@code reload}, {@code server}), {@link RedisSection}, {@link ProvidersSection},
+ * ({@code access_log}, {@code admin} with its key and TLS, {@code tls}, {@code http2}, {@code reload}, {@code server}), {@link RedisSection}, {@link TelemetrySection}, {@link ProvidersSection},
  * {@link ModelsSection} and {@link KeysSection}, the last two with {@link LimitsSection} for their limits blocks.
  * What they all use (paths, lines, messages, {@code ${VAR}} expansion, typed fields) is in {@link ConfigReader}.
  */
@@ -38,7 +38,8 @@ public final class ConfigLoader extends ConfigReader {
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 
     private static final List<String> TOP_FIELDS = List.of("listen", "max_body_bytes", "development_key", "keys",
-            "providers", "models", "access_log", "admin", "reload", "server", "upstream_limits", "redis");
+            "providers", "models", "access_log", "admin", "reload", "server", "upstream_limits", "redis",
+            "telemetry", "tls", "http2");
 
     private ConfigLoader(String source, Map<String, String> env) {
         super(source, env);
@@ -107,15 +108,19 @@ public final class ConfigLoader extends ConfigReader {
         String accessLog = serverSection.accessLog(top);
         HostAndPort adminListen = serverSection.adminListen(top, listen);
         AdminKey adminKey = serverSection.adminKey(top, adminListen);
+        TlsConfig tls = serverSection.tls(top);
+        TlsConfig adminTls = serverSection.adminTls(top, adminListen);
+        Http2Config http2 = serverSection.http2(top, tls);
         ReloadConfig reload = serverSection.reload(top);
         ServerConfig server = serverSection.server(top);
         UpstreamLimitsConfig upstreamLimits = serverSection.upstreamLimits(top);
         RedisConfig redis = new RedisSection(this).redis(top);
+        TelemetryConfig telemetry = new TelemetrySection(this).telemetry(top);
         Map<String, ProviderConfig> providers = new ProvidersSection(this).providers(top);
         Map<String, ModelConfig> models = new ModelsSection(this).models(top, providers);
         List<KeyConfig> keys = keys(top, listen, models);
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server, upstreamLimits, adminKey, redis);
+                server, upstreamLimits, adminKey, redis, telemetry, tls, adminTls, http2);
     }
 
     // ---- listen

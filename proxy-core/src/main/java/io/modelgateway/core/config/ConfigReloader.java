@@ -53,6 +53,8 @@ public final class ConfigReloader implements AutoCloseable {
     /** What the process bound at start; every reload keeps these. */
     private final HostAndPort boundListen;
     private final HostAndPort boundAdmin;
+    /** The config the listeners started with: its tls, admin.tls and http2 stay until a restart. */
+    private final GatewayConfig boundProtocols;
 
     /** Serializes loads: the watcher thread, SIGHUP (through the watcher) and callers of {@link #reloadNow}. */
     private final Object lock = new Object();
@@ -66,6 +68,8 @@ public final class ConfigReloader implements AutoCloseable {
     /** Permits wake the watcher: one per SIGHUP, and one from {@link #close()}. */
     private final Semaphore wakeups = new Semaphore(0);
     private volatile boolean closed;
+    /** What else is checked each round (the TLS certificate files), or null. */
+    private volatile Runnable alsoEachRound;
     private Thread watcher; // guarded by this
     private Object previousHupHandler; // guarded by this; a sun.misc.SignalHandler once installed
     private volatile boolean hupInstalled;
@@ -87,6 +91,7 @@ public final class ConfigReloader implements AutoCloseable {
         this.apply = Objects.requireNonNull(apply, "apply");
         this.boundListen = running.listen();
         this.boundAdmin = running.adminListen();
+        this.boundProtocols = running;
     }
 
     /**
@@ -122,6 +127,15 @@ public final class ConfigReloader implements AutoCloseable {
     /** The config last applied (the one given at construction until a reload succeeds). */
     public GatewayConfig current() {
         return current;
+    }
+
+    /**
+     * Runs {@code check} on the watcher thread after each look at the config file (every {@code interval_ms} while
+     * {@code reload.watch} is on, and on each SIGHUP): how the server's certificate files are watched with the
+     * same rhythm and the same signal. It may block for file I/O; it must not throw.
+     */
+    public void alsoEachRound(Runnable check) {
+        this.alsoEachRound = check;
     }
 
     /** Whether SIGHUP reaches this reloader (false before {@link #start()} and where signals are missing). */
@@ -202,6 +216,14 @@ public final class ConfigReloader implements AutoCloseable {
                 // A dead watcher would silently end all reloads; log and keep going.
                 LOG.log(Level.WARNING, "config reload failed: " + e + "; keeping the running config");
             }
+            Runnable extra = alsoEachRound;
+            if (extra != null) {
+                try {
+                    extra.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "reload of other files failed: " + e);
+                }
+            }
         }
     }
 
@@ -271,6 +293,13 @@ public final class ConfigReloader implements AutoCloseable {
                         + ", which needs a restart; the admin listener stays " + (boundAdmin == null ? "off"
                         : "on " + boundAdmin));
                 next = next.withListeners(next.listen(), boundAdmin);
+            }
+            if (!Objects.equals(next.tls(), boundProtocols.tls()) || !Objects.equals(next.adminTls(), boundProtocols.adminTls())
+                    || !next.http2().equals(boundProtocols.http2())) {
+                LOG.log(Level.WARNING, "tls, admin.tls or http2: changed in " + file + ", which needs a restart;"
+                        + " the listeners keep what they started with (changed certificate files are reloaded"
+                        + " on their own)");
+                next = next.withProtocols(boundProtocols.tls(), boundProtocols.adminTls(), boundProtocols.http2());
             }
         } catch (ConfigException e) {
             refused(e);

@@ -7,8 +7,13 @@ import java.util.Objects;
  *
  * @param upstreamModel the {@code model} sent upstream (defaults to the caller's model name)
  * @param weight        share of traffic among the model's deployments, at least 1
+ * @param price         what an exchange with it costs, or null when it is not priced (then nothing counts its cost)
  */
-public record DeploymentConfig(ProviderConfig provider, String upstreamModel, int weight) {
+public record DeploymentConfig(ProviderConfig provider, String upstreamModel, int weight, PriceConfig price) {
+
+    public DeploymentConfig(ProviderConfig provider, String upstreamModel, int weight) {
+        this(provider, upstreamModel, weight, null);
+    }
 
     public DeploymentConfig {
         Objects.requireNonNull(provider, "provider");

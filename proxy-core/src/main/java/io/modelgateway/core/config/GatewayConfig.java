@@ -24,6 +24,10 @@ import java.util.Objects;
  * @param upstreamLimits bounds on what an upstream's answer may make the gateway hold
  * @param adminKey     the key of the admin listener's dashboard ({@code admin.key}), or null for none
  * @param redis        where the replicas share their rate-limit state, or null: each replica counts on its own
+ * @param telemetry    where the exchanges' traces go, or null: nothing is traced
+ * @param tls          TLS on the API listener ({@code tls}), or null for plain HTTP
+ * @param adminTls     TLS on the admin listener ({@code admin.tls}), or null
+ * @param http2        HTTP/2 to clients: h2 by ALPN, h2c, the per-connection caps
  */
 public record GatewayConfig(
         HostAndPort listen,
@@ -37,7 +41,11 @@ public record GatewayConfig(
         ServerConfig server,
         UpstreamLimitsConfig upstreamLimits,
         AdminKey adminKey,
-        RedisConfig redis) {
+        RedisConfig redis,
+        TelemetryConfig telemetry,
+        TlsConfig tls,
+        TlsConfig adminTls,
+        Http2Config http2) {
 
     public static final String ACCESS_LOG_STDOUT = "stdout";
     public static final String ACCESS_LOG_STDERR = "stderr";
@@ -49,9 +57,19 @@ public record GatewayConfig(
         Objects.requireNonNull(reload, "reload");
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(upstreamLimits, "upstreamLimits");
+        http2 = http2 == null ? Http2Config.DEFAULT : http2;
         keys = keys instanceof KeyIndex index ? index : new KeyIndex(List.copyOf(keys));
         providers = Collections.unmodifiableMap(new LinkedHashMap<>(providers));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
+    }
+
+    /** The shape before {@code telemetry}, TLS and HTTP/2 existed: no tracing, plain HTTP/1.1 listeners. */
+    public GatewayConfig(HostAndPort listen, long maxBodyBytes, List<KeyConfig> keys,
+            Map<String, ProviderConfig> providers, Map<String, ModelConfig> models, String accessLog,
+            HostAndPort adminListen, ReloadConfig reload, ServerConfig server, UpstreamLimitsConfig upstreamLimits,
+            AdminKey adminKey, RedisConfig redis) {
+        this(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload, server, upstreamLimits,
+                adminKey, redis, null, null, null, Http2Config.DEFAULT);
     }
 
     /** The shape before the upstream limits and {@code admin.key} existed: their defaults (no admin key). */
@@ -78,7 +96,17 @@ public record GatewayConfig(
      */
     public GatewayConfig withListeners(HostAndPort listen, HostAndPort adminListen) {
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
-                server, upstreamLimits, adminKey, redis);
+                server, upstreamLimits, adminKey, redis, telemetry, tls, adminTls, http2);
+    }
+
+    /**
+     * This config with other listener protocols ({@code tls}, {@code admin.tls}, {@code http2}). A reload uses it to
+     * keep what the listeners were started with: those take a restart (the certificate files themselves are
+     * watched and reloaded by the server).
+     */
+    public GatewayConfig withProtocols(TlsConfig tls, TlsConfig adminTls, Http2Config http2) {
+        return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
+                server, upstreamLimits, adminKey, redis, telemetry, tls, adminTls, http2);
     }
 
     /**

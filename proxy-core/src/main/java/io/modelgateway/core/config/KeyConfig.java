@@ -39,6 +39,8 @@ public final class KeyConfig {
     /** Per-model limits of this key: model name or glob → limits, first match wins (config order). */
     private final java.util.LinkedHashMap<String, LimitsConfig> modelLimits;
     private final boolean rateLimitHeaders;
+    private final BudgetConfig budget;
+    private final boolean costHeader;
 
     /**
      * @param sha256      the 32-byte SHA-256 of the key; copied
@@ -58,6 +60,18 @@ public final class KeyConfig {
      */
     public KeyConfig(String name, byte[] sha256, List<String> models, boolean development, LimitsConfig limits,
             java.util.Map<String, LimitsConfig> modelLimits, boolean rateLimitHeaders) {
+        this(name, sha256, models, development, limits, modelLimits, rateLimitHeaders, BudgetConfig.NONE, false);
+    }
+
+    /**
+     * @param budget     spend budgets of this key ({@link BudgetConfig#NONE} for none)
+     * @param costHeader whether answers whose cost is known before their head carry {@code x-gateway-cost-usd}
+     */
+    public KeyConfig(String name, byte[] sha256, List<String> models, boolean development, LimitsConfig limits,
+            java.util.Map<String, LimitsConfig> modelLimits, boolean rateLimitHeaders, BudgetConfig budget,
+            boolean costHeader) {
+        this.budget = Objects.requireNonNull(budget, "budget");
+        this.costHeader = costHeader;
         this.limits = Objects.requireNonNull(limits, "limits");
         this.modelLimits = new java.util.LinkedHashMap<>(modelLimits);
         this.rateLimitHeaders = rateLimitHeaders;
@@ -124,6 +138,16 @@ public final class KeyConfig {
     /** The per-model limits as configured (pattern → limits). */
     public java.util.Map<String, LimitsConfig> modelLimits() {
         return java.util.Collections.unmodifiableMap(modelLimits);
+    }
+
+    /** Spend budgets of this key ({@link BudgetConfig#NONE} when none). */
+    public BudgetConfig budget() {
+        return budget;
+    }
+
+    /** Whether answers whose cost is known before their head carry it in {@code x-gateway-cost-usd}. */
+    public boolean costHeader() {
+        return costHeader;
     }
 
     /** Whether successful responses carry rate-limit headers when a requests or tokens limit applies. */

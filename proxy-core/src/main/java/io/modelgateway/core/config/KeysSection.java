@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
 final class KeysSection extends ConfigReader {
 
     private static final List<String> KEY_FIELDS =
-            List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers");
+            List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers",
+                    "budget_usd", "cost_header");
+    private static final List<String> BUDGET_FIELDS = List.of("daily", "monthly");
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9A-Fa-f]{64}");
 
     private final LimitsSection limitsSection = new LimitsSection(this);
@@ -52,6 +54,8 @@ final class KeysSection extends ConfigReader {
             LimitsConfig limits = limitsSection.limits(k, "limits");
             Map<String, LimitsConfig> modelLimits = limitsSection.modelLimits(k, patterns, models);
             boolean rateLimitHeaders = k.bool("rate_limit_headers", true);
+            BudgetConfig budget = budget(k, patterns, models);
+            boolean costHeader = k.bool("cost_header", false);
             byte[] hash = keyHash(k, name, optional);
             if (hash == null) {
                 continue;
@@ -62,10 +66,55 @@ final class KeysSection extends ConfigReader {
                             + "; every entry needs its own key");
                 }
             }
-            keys.add(new KeyConfig(name, hash, patterns, false, limits, modelLimits, rateLimitHeaders));
+            keys.add(new KeyConfig(name, hash, patterns, false, limits, modelLimits, rateLimitHeaders, budget,
+                    costHeader));
             keyPaths.add(k.pathOf("key"));
         }
         return keys;
+    }
+
+    /**
+     * {@code budget_usd}: {@code daily} and {@code monthly} spend in US dollars, numbers written in the file (like
+     * prices, no {@code ${VAR}}); each optional, but a written one must be positive. A budget over models none of
+     * whose deployments has a price would never count anything: a warning says so.
+     */
+    private BudgetConfig budget(Section k, List<String> patterns, Map<String, ModelConfig> models)
+            throws ConfigException {
+        Section b = k.section("budget_usd");
+        if (b == null) {
+            return BudgetConfig.NONE;
+        }
+        b.allowOnly(BUDGET_FIELDS);
+        BudgetConfig budget = new BudgetConfig(usd(b, "daily"), usd(b, "monthly"));
+        if (budget.isEmpty()) {
+            throw error(k.pathOf("budget_usd"), k.lineOf("budget_usd"), "needs daily, monthly or both;"
+                    + " leave budget_usd out for no budget");
+        }
+        boolean priced = models.values().stream().anyMatch(m -> m.priced()
+                && patterns.stream().anyMatch(p -> Glob.matches(p, m.name())));
+        if (!priced) {
+            warn(k.pathOf("budget_usd"), k.lineOf("budget_usd"), "no deployment of the models this key may use has a"
+                    + " price, so nothing counts against this budget");
+        }
+        return budget;
+    }
+
+    private double usd(Section b, String field) throws ConfigException {
+        YamlTree.Scalar s = b.scalar(field);
+        if (s == null) {
+            return 0;
+        }
+        if (s.token() != com.fasterxml.jackson.core.JsonToken.VALUE_NUMBER_INT
+                && s.token() != com.fasterxml.jackson.core.JsonToken.VALUE_NUMBER_FLOAT) {
+            throw error(b.pathOf(field), b.lineOf(field), "must be a number of US dollars written in the file, not "
+                    + kind(s) + (EnvExpander.hasReference(s.text()) ? "; budgets take no ${...} references" : ""));
+        }
+        double v = s.number().doubleValue();
+        if (!(v > 0 && v <= BudgetConfig.MAX_USD)) {
+            throw error(b.pathOf(field), b.lineOf(field), "must be more than 0 and at most "
+                    + (long) BudgetConfig.MAX_USD + "; leave the field out for no budget");
+        }
+        return v;
     }
 
     private List<String> modelPatterns(Section k, Map<String, ModelConfig> models) throws ConfigException {

@@ -49,4 +49,29 @@ public record ModelConfig(String name, ModelType type, List<DeploymentConfig> de
             throw new IllegalArgumentException("a model cannot fall back to itself");
         }
     }
+
+    /**
+     * What a spend budget reserves for an exchange of {@code inputTokens} and {@code outputTokens} on this model:
+     * the dearest of its deployments' prices, since the one that serves is chosen later; 0 when none is priced.
+     */
+    public double costEstimate(long inputTokens, long outputTokens) {
+        double most = 0;
+        for (int i = 0; i < deployments.size(); i++) {
+            PriceConfig p = deployments.get(i).price();
+            if (p != null) {
+                most = Math.max(most, p.estimate(inputTokens, outputTokens));
+            }
+        }
+        return most;
+    }
+
+    /** Whether any deployment has a price, so that the model's exchanges have a cost. */
+    public boolean priced() {
+        for (int i = 0; i < deployments.size(); i++) {
+            if (deployments.get(i).price() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

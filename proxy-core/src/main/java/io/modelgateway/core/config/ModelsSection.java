@@ -20,9 +20,10 @@ final class ModelsSection extends ConfigReader {
     private static final List<String> MODEL_FIELDS = List.of("type", "deployments", "max_output_tokens",
             "no_temperature", "supports_dimensions", "encode_base64", "limits", "strategy", "retries", "fallbacks");
     private static final List<String> RETRY_FIELDS = List.of("max", "backoff_ms", "max_backoff_ms");
-    private static final List<String> DEPLOYMENT_FIELDS = List.of("provider", "model", "weight");
+    private static final List<String> DEPLOYMENT_FIELDS = List.of("provider", "model", "weight", "price");
 
     private final LimitsSection limitsSection = new LimitsSection(this);
+    private final PricesSection pricesSection = new PricesSection(this);
 
     ModelsSection(ConfigReader load) {
         super(load);
@@ -192,6 +193,6 @@ final class ModelsSection extends ConfigReader {
             throw error(d.pathOf("model"), d.lineOf("model"), "must be non-empty and contain no whitespace");
         }
         int weight = (int) d.integer("weight", 1, 1, 1_000_000);
-        return new DeploymentConfig(provider, upstream, weight);
+        return new DeploymentConfig(provider, upstream, weight, pricesSection.deploymentPrice(d));
     }
 }

@@ -26,6 +26,8 @@ import java.util.Objects;
  * @param cooldown         when this provider's deployments are taken out of rotation after failures
  * @param timeouts         first byte, gap between answer pieces, whole exchange (the HTTP providers)
  * @param anthropicBeta    anthropic type: which of a messages caller's {@code anthropic-beta} values go upstream
+ * @param tls              how an {@code https} upstream's certificate is checked ({@code ca_file},
+ *                         {@code insecure_skip_verify})
  */
 public record ProviderConfig(
         String name,
@@ -40,7 +42,8 @@ public record ProviderConfig(
         boolean reasoningDetails,
         CooldownConfig cooldown,
         TimeoutsConfig timeouts,
-        AnthropicBeta anthropicBeta) {
+        AnthropicBeta anthropicBeta,
+        UpstreamTls tls) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
@@ -51,6 +54,14 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
+
+    /** With the JDK's trust store and verification on ({@link UpstreamTls#DEFAULT}). */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, UpstreamTls.DEFAULT);
+    }
 
     /** Without an {@code anthropic_beta} setting: {@link AnthropicBeta#FORWARD}. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
@@ -91,6 +102,7 @@ public record ProviderConfig(
         cooldown = cooldown == null ? CooldownConfig.DEFAULT : cooldown;
         timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
         anthropicBeta = anthropicBeta == null ? AnthropicBeta.FORWARD : anthropicBeta;
+        tls = tls == null ? UpstreamTls.DEFAULT : tls;
     }
 
     /**
@@ -128,6 +140,8 @@ public record ProviderConfig(
                 + ", simulator=" + simulator
                 + ", cooldown=" + cooldown
                 + ", timeouts=" + timeouts
-                + ", anthropicBeta=" + anthropicBeta + "]";
+                + ", anthropicBeta=" + anthropicBeta
+                + ", caFile=" + tls.caFile()
+                + ", insecureSkipVerify=" + tls.insecureSkipVerify() + "]";
     }
 }

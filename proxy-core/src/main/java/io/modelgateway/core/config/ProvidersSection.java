@@ -7,7 +7,17 @@ import io.modelgateway.core.config.YamlTree.Field;
 import io.modelgateway.core.config.YamlTree.ListNode;
 import io.modelgateway.core.config.YamlTree.Node;
 import io.modelgateway.core.config.YamlTree.Scalar;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,7 +37,7 @@ final class ProvidersSection extends ConfigReader {
 
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
-            "timeouts", "anthropic_beta");
+            "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify");
     private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
     private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
     private static final List<String> SIMULATOR_FIELDS =
@@ -112,8 +122,9 @@ final class ProvidersSection extends ConfigReader {
         CooldownConfig cooldown = cooldown(p);
         TimeoutsConfig timeouts = timeouts(p);
         AnthropicBeta anthropicBeta = anthropicBeta(p, type);
+        UpstreamTls tls = upstreamTls(p, baseUrl);
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             String path = p.pathOf("forward_headers") + "[" + i + "]";
@@ -129,6 +140,69 @@ final class ProvidersSection extends ConfigReader {
             }
         }
         return provider;
+    }
+
+    /**
+     * {@code ca_file} (PEM certificates of the authorities trusted for this upstream instead of the JDK's list, read
+     * now so that a bad file stops the load) and {@code insecure_skip_verify} (no certificate or host-name check at
+     * all, warned at every load); both only for an {@code https} base URL, and not together.
+     */
+    private UpstreamTls upstreamTls(Section p, URI baseUrl) throws ConfigException {
+        Field caField = p.field("ca_file");
+        boolean insecure = p.bool("insecure_skip_verify", false);
+        boolean https = baseUrl != null && "https".equalsIgnoreCase(baseUrl.getScheme());
+        if ((caField != null || p.field("insecure_skip_verify") != null) && !https) {
+            String name = caField != null ? "ca_file" : "insecure_skip_verify";
+            throw error(p.pathOf(name), p.lineOf(name), "only used with an https base_url");
+        }
+        Path caFile = null;
+        List<X509Certificate> trusted = List.of();
+        if (caField != null) {
+            if (insecure) {
+                throw error(p.pathOf("insecure_skip_verify"), p.lineOf("insecure_skip_verify"),
+                        "contradicts ca_file: with it nothing would be checked against that file; keep one");
+            }
+            String value = p.requiredString("ca_file");
+            String path = p.pathOf("ca_file");
+            int line = p.lineOf("ca_file");
+            try {
+                caFile = Path.of(value).toAbsolutePath();
+            } catch (InvalidPathException e) {
+                throw error(path, line, "is not a valid file path");
+            }
+            trusted = readCertificates(caFile, value, path, line);
+        }
+        if (insecure) {
+            warn(p.pathOf("insecure_skip_verify"), p.lineOf("insecure_skip_verify"), "the upstream's certificate"
+                    + " is not verified: anyone on the path to " + baseUrl.getHost() + " can read and change its"
+                    + " traffic, provider key included; use ca_file for a private authority instead");
+        }
+        return caFile == null && !insecure ? UpstreamTls.DEFAULT : new UpstreamTls(caFile, trusted, insecure);
+    }
+
+    private List<X509Certificate> readCertificates(Path file, String value, String path, int line)
+            throws ConfigException {
+        byte[] pem;
+        try {
+            pem = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw error(path, line, "'" + value + "' does not exist");
+        } catch (IOException e) {
+            throw error(path, line, "'" + value + "' cannot be read (" + e.getClass().getSimpleName() + ")");
+        }
+        List<X509Certificate> certs = new ArrayList<>();
+        try {
+            for (Certificate c : CertificateFactory.getInstance("X.509")
+                    .generateCertificates(new ByteArrayInputStream(pem))) {
+                certs.add((X509Certificate) c);
+            }
+        } catch (CertificateException e) {
+            throw error(path, line, "'" + value + "' holds no readable PEM certificate");
+        }
+        if (certs.isEmpty()) {
+            throw error(path, line, "'" + value + "' holds no certificate");
+        }
+        return certs;
     }
 
     /**

@@ -126,10 +126,6 @@ final class RedisSection extends ConfigReader {
             throw error(r.pathOf("lease_ttl_ms"), r.lineOf("lease_ttl_ms"), "must be at least 4 times timeout_ms ("
                     + 4L * timeoutMs + ")");
         }
-        // Until the request path asks the shared limiter (the next step), say so rather than let an operator
-        // believe the replicas share their counts.
-        warn("redis", top.lineOf("redis"), "read and checked, but this version does not share limits through Redis"
-                + " yet: each replica still counts on its own");
         return new RedisConfig(host, port, database, scheme.equals("rediss"), username, password, timeoutMs, prefix,
                 fallback, replicas, leaseTtlMs);
     }

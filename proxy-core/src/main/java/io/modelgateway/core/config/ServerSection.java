@@ -9,12 +9,16 @@ import java.util.List;
 
 /**
  * Reads the small top-level blocks about the gateway's own serving: {@code server} (into a {@link ServerConfig}),
- * {@code admin} (the admin listener's {@link HostAndPort} and its dashboard's {@link AdminKey}), {@code reload} (into a {@link ReloadConfig}) and
- * {@code access_log} (the access log's destination).
+ * {@code admin} (the admin listener's {@link HostAndPort}, its dashboard's {@link AdminKey} and its {@link TlsConfig}),
+ * {@code tls} and {@code http2} (the API listener's {@link TlsConfig} and {@link Http2Config}), {@code reload} (into a
+ * {@link ReloadConfig}) and {@code access_log} (the access log's destination).
  */
 final class ServerSection extends ConfigReader {
 
-    private static final List<String> ADMIN_FIELDS = List.of("listen", "key");
+    private static final List<String> ADMIN_FIELDS = List.of("listen", "key", "tls");
+    private static final List<String> TLS_FIELDS = List.of("cert_file", "key_file", "key_password");
+    private static final List<String> HTTP2_FIELDS = List.of("enabled", "cleartext", "max_concurrent_streams",
+            "max_header_list_size");
     private static final java.util.regex.Pattern SHA256_HEX = java.util.regex.Pattern.compile("[0-9a-fA-F]{64}");
     private static final List<String> RELOAD_FIELDS = List.of("watch", "interval_ms");
     private static final List<String> UPSTREAM_LIMIT_FIELDS = List.of("max_error_body_bytes", "max_sse_event_bytes",
@@ -152,6 +156,95 @@ final class ServerSection extends ConfigReader {
         }
         throw error(path, line, "a plain key must come from an environment reference such as ${ADMIN_KEY},"
                 + " or be given as sha256:<hex>");
+    }
+
+    /** {@code tls} beside {@code listen}: null for a plain listener. */
+    TlsConfig tls(Section top) throws ConfigException {
+        return tls(top, "tls");
+    }
+
+    /** {@code admin.tls}: null for a plain admin listener (or none). */
+    TlsConfig adminTls(Section top, HostAndPort adminListen) throws ConfigException {
+        Section admin = top.section("admin");
+        if (admin == null || admin.field("tls") == null) {
+            return null;
+        }
+        if (adminListen == null) {
+            throw error(admin.pathOf("tls"), admin.lineOf("tls"), "needs admin.listen: it is that listener's TLS");
+        }
+        return tls(admin, "tls");
+    }
+
+    /**
+     * A {@code tls} block of {@code parent}: {@code cert_file} and {@code key_file} (both needed; PEM files this
+     * process can read; relative paths from the working directory) and {@code key_password} (for an encrypted key;
+     * empty = none). Whether the files hold a usable certificate and key is checked by the server when it reads
+     * them, at start and on each change.
+     */
+    private TlsConfig tls(Section parent, String name) throws ConfigException {
+        if (parent.field(name) == null) {
+            return null;
+        }
+        String blockPath = parent.pathOf(name);
+        Section t = section(parent.field(name).value(), blockPath, parent.lineOf(name));
+        t.allowOnly(TLS_FIELDS);
+        Path cert = pemFile(t, "cert_file");
+        Path key = pemFile(t, "key_file");
+        String password = t.string("key_password");
+        if (password != null && password.isEmpty()) {
+            password = null; // ${TLS_KEY_PASSWORD:-} left empty: an unencrypted key
+        }
+        return new TlsConfig(cert, key, password, blockPath);
+    }
+
+    private Path pemFile(Section t, String name) throws ConfigException {
+        String value = t.requiredString(name);
+        String path = t.pathOf(name);
+        int line = t.lineOf(name);
+        Path file;
+        try {
+            file = Path.of(value).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw error(path, line, "is not a valid file path");
+        }
+        if (!Files.exists(file)) {
+            throw error(path, line, "'" + value + "' does not exist");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw error(path, line, "'" + value + "' is not a file");
+        }
+        if (!Files.isReadable(file)) {
+            throw error(path, line, "'" + value + "' is not readable by this process");
+        }
+        return file;
+    }
+
+    /**
+     * {@code http2}: {@code enabled} (h2 offered by ALPN on a TLS listener, default true), {@code cleartext} (h2c
+     * with prior knowledge on a plain listener, default false), {@code max_concurrent_streams} (100),
+     * {@code max_header_list_size} (16384).
+     */
+    Http2Config http2(Section top, TlsConfig tls) throws ConfigException {
+        Section h = top.section("http2");
+        if (h == null) {
+            return Http2Config.DEFAULT;
+        }
+        h.allowOnly(HTTP2_FIELDS);
+        Http2Config d = Http2Config.DEFAULT;
+        boolean enabled = h.bool("enabled", d.enabled());
+        boolean cleartext = h.bool("cleartext", d.cleartext());
+        if (cleartext && tls != null) {
+            throw error(h.pathOf("cleartext"), h.lineOf("cleartext"), "is for a plain listener; with tls, h2 is"
+                    + " offered by ALPN (http2.enabled)");
+        }
+        if (cleartext && !enabled) {
+            throw error(h.pathOf("cleartext"), h.lineOf("cleartext"), "needs http2.enabled: true");
+        }
+        int streams = (int) h.integer("max_concurrent_streams", d.maxConcurrentStreams(), 1,
+                Http2Config.MAX_CONCURRENT_STREAMS);
+        int headers = (int) h.integer("max_header_list_size", d.maxHeaderListSize(), Http2Config.MIN_HEADER_LIST_SIZE,
+                Http2Config.MAX_HEADER_LIST_SIZE);
+        return new Http2Config(enabled, cleartext, streams, headers);
     }
 
     private static boolean isWildcard(HostAndPort a) {

@@ -43,6 +43,14 @@ public abstract class Admission {
      */
     public abstract void settle(long actualTokens);
 
+    /**
+     * The exchange ended, as {@code record} says: settles its tokens ({@link #settle(long)}); an admission that also
+     * holds spend (a key's {@code budget_usd}) settles the record's cost too. Only the first call counts.
+     */
+    public void settle(ExchangeRecord record) {
+        settle(record.totalTokens());
+    }
+
     /** Stateless, hence one shared instance for every thread. */
     private static final class Unlimited extends Admission {
         @Override

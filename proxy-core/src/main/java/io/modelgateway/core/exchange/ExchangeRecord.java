@@ -2,6 +2,9 @@ package io.modelgateway.core.exchange;
 
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.Saturating;
+import io.modelgateway.codecs.translate.Usage;
+import io.modelgateway.core.config.DeploymentConfig;
+import io.modelgateway.core.config.PriceConfig;
 
 /**
  * What the access log and the metrics learn of one API exchange. Made when the request is routed, filled in by
@@ -9,7 +12,7 @@ import io.modelgateway.codecs.Saturating;
  * timings), and handed to the {@link ExchangeObserver} once, when the exchange ends. Confined to the client
  * channel's event loop until {@link #end} hands it over; never holds a key or any request content.
  */
-public final class ExchangeRecord {
+public final class ExchangeRecord implements BilledTokens {
     /** Where the token counts came from. */
     public enum UsageSource {
         /** No tokens were used (refused before any upstream was asked). */
@@ -51,7 +54,14 @@ public final class ExchangeRecord {
     private long endNanos;
     private long inputTokens;
     private long outputTokens;
+    /** Parts of {@link #inputTokens}: read from the prompt cache, written to it. */
+    private long cachedInputTokens;
+    private long cacheWriteTokens;
+    /** Part of {@link #outputTokens}: spent on reasoning (thinking). */
+    private long reasoningTokens;
     private double costUsd;
+    /** The price of the deployment that served (or was tried last); null when it has none. */
+    private PriceConfig price;
     private UsageSource usageSource = UsageSource.NONE;
     private Outcome outcome;
     private String limit;
@@ -98,22 +108,58 @@ public final class ExchangeRecord {
         this.deployment = upstreamModel;
     }
 
+    /** The deployment an attempt goes to: its provider, upstream model and price. */
+    public void deployment(DeploymentConfig d) {
+        this.provider = d.provider().name();
+        this.deployment = d.upstreamModel();
+        this.price = d.price();
+    }
+
     public void stream(boolean stream) {
         this.stream = stream;
     }
 
+    /** Tokens without a breakdown by type: all the input is uncached, none of the output is reasoning. */
     public void usage(long inputTokens, long outputTokens, UsageSource source) {
-        this.inputTokens = inputTokens;
-        this.outputTokens = outputTokens;
-        this.usageSource = source;
+        usage(new Usage(inputTokens, outputTokens, 0, 0, 0), source);
     }
 
     /**
-     * What the exchange cost in US dollars, once something prices it. Nothing does yet: it stays 0, and the
-     * dashboard shows cost as "—" until an exchange reports a cost above 0.
+     * Tokens by type (contract 8.8): {@link #inputTokens} is every input token (uncached, cache reads and cache
+     * writes, OpenAI's {@code prompt_tokens}), {@link #outputTokens} every output token (reasoning included).
      */
+    public void usage(Usage usage, UsageSource source) {
+        this.inputTokens = usage.promptTokens();
+        this.outputTokens = usage.completionTokens();
+        this.cachedInputTokens = usage.cacheRead();
+        this.cacheWriteTokens = usage.cacheCreation();
+        this.reasoningTokens = Math.min(usage.reasoning(), outputTokens);
+        this.usageSource = source;
+    }
+
+    /** What the exchange cost in US dollars: set by {@link #priceIt} at its end, once its tokens are known. */
     public void cost(double usd) {
         this.costUsd = usd;
+    }
+
+    /**
+     * Prices the exchange's tokens (every kind {@link BilledTokens} reports) at its deployment's price; nothing when
+     * the deployment has none. A cancelled or cut exchange is accounted with what was delivered, so it costs that.
+     */
+    public void priceIt() {
+        if (price != null) {
+            costUsd = price.cost(inputTokens(), cacheReadTokens(), cacheWriteTokens(), outputTokens());
+        }
+    }
+
+    /** The price the exchange's cost is computed with; null when unpriced. */
+    public PriceConfig price() {
+        return price;
+    }
+
+    /** Whether the exchange's deployment has a price (then {@link #costUsd()} is its cost, 0 included). */
+    public boolean priced() {
+        return price != null;
     }
 
     public void limit(String limit) {
@@ -232,6 +278,7 @@ public final class ExchangeRecord {
             case CHAT_COMPLETIONS -> "chat_completions";
             case EMBEDDINGS -> "embeddings";
             case MESSAGES -> "messages";
+            case COUNT_TOKENS -> "count_tokens";
         };
     }
 
@@ -282,6 +329,18 @@ public final class ExchangeRecord {
         return firstByteNanos == 0 ? -1 : firstByteNanos - startNanos;
     }
 
+    /**
+     * The gateway's own time to the response head: from the request to the head, less the upstream's time to its head
+     * ({@link #upstreamLatencyNanos()}, when known); -1 when no head went out.
+     */
+    public long gatewayLatencyNanos() {
+        if (headNanos == 0) {
+            return -1;
+        }
+        long upstream = upstreamLatencyNanos();
+        return Math.max(0, headNanos - startNanos - Math.max(0, upstream));
+    }
+
     /** Nanoseconds from sending the upstream request to the upstream's response head; -1 when unknown. */
     public long upstreamLatencyNanos() {
         return upstreamSentNanos == 0 || upstreamHeadNanos == 0 ? -1 : upstreamHeadNanos - upstreamSentNanos;
@@ -300,12 +359,47 @@ public final class ExchangeRecord {
         return outputTokens;
     }
 
-    /** Input plus output: what the limits are settled with. Saturates, so two huge counts never sum to nothing. */
+    /** The input neither read from nor written to the prompt cache (Anthropic's {@code input_tokens}). */
+    public long uncachedInputTokens() {
+        return Math.max(0, Saturating.subtract(Saturating.subtract(inputTokens, cachedInputTokens), cacheWriteTokens));
+    }
+
+    /** The input read from the prompt cache (part of {@link #inputTokens}). */
+    public long cachedInputTokens() {
+        return cachedInputTokens;
+    }
+
+    /** The same, as the price reads it ({@link BilledTokens}). */
+    @Override
+    public long cacheReadTokens() {
+        return cachedInputTokens;
+    }
+
+    /** The input written to the prompt cache (part of {@link #inputTokens}). */
+    @Override
+    public long cacheWriteTokens() {
+        return cacheWriteTokens;
+    }
+
+    /** The output spent on reasoning (part of {@link #outputTokens}). */
+    public long reasoningTokens() {
+        return reasoningTokens;
+    }
+
+    /** The output that is not reasoning. */
+    public long nonReasoningOutputTokens() {
+        return outputTokens - reasoningTokens;
+    }
+
+    /**
+     * Input plus output, every type counted once (cache reads, cache writes and reasoning are parts of them): what
+     * the token limits are settled with. Saturates, so two huge counts never sum to nothing.
+     */
     public long totalTokens() {
         return Saturating.add(inputTokens, outputTokens);
     }
 
-    /** The exchange's cost in US dollars; 0 when nothing priced it (no prices are configured). */
+    /** The exchange's cost in US dollars; 0 when nothing priced it ({@link #priced()} false). */
     public double costUsd() {
         return costUsd;
     }

@@ -13,9 +13,28 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Exchanges {
     private final AtomicInteger inProgress = new AtomicInteger();
     private final ExchangeObserver observer;
+    /** Null when tracing is off: then no request has a trace, and nothing about tracing runs per request. */
+    private final ExchangeTracer tracer;
 
     public Exchanges(ExchangeObserver observer) {
+        this(observer, null);
+    }
+
+    /** @param tracer starts each request's trace; null when tracing is off */
+    public Exchanges(ExchangeObserver observer, ExchangeTracer tracer) {
         this.observer = observer;
+        this.tracer = tracer;
+    }
+
+    /**
+     * A request was routed (and counted by {@link #tryStart}): the observers hear of it and, when tracing is on, its
+     * trace starts.
+     */
+    public void begin(GatewayRequest request) {
+        if (tracer != null) {
+            request.trace(tracer.start(request));
+        }
+        observer.started(request.record());
     }
 
     public ExchangeObserver observer() {
@@ -48,8 +67,9 @@ public final class Exchanges {
     }
 
     /**
-     * The end of a request: its limit reservation is settled with the tokens the record holds, and the record goes
-     * to the observers. Only the first call for a request counts.
+     * The end of a request: its cost is computed from the tokens the record holds, its limit reservation settled with
+     * them (and with the cost, for spend budgets), its trace ended, and the record goes to the observers. Only the
+     * first call for a request counts.
      */
     public void end(GatewayRequest request, Outcome outcome) {
         ExchangeRecord record = request.record();
@@ -57,8 +77,13 @@ public final class Exchanges {
             return;
         }
         inProgress.decrementAndGet();
+        record.priceIt();
         if (request.admission() != null) {
-            request.admission().settle(record.totalTokens());
+            request.admission().settle(record);
+        }
+        ExchangeTrace trace = request.trace();
+        if (trace != null) {
+            trace.ended(record);
         }
         observer.ended(record);
     }

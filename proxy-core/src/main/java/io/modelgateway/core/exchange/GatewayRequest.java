@@ -38,6 +38,8 @@ public final class GatewayRequest implements ReferenceCounted {
     private long estimatedInputTokens;
     /** Messages requests: the version header's value as sent, once checked (GD-2); null otherwise. */
     private String anthropicVersion;
+    /** The request's trace; null when tracing is off. */
+    private ExchangeTrace trace;
 
     /** @param endpoint null for {@code GET /api/v1/models} */
     public GatewayRequest(FullHttpRequest http, Endpoint endpoint, ApiStyle style, String requestId,
@@ -161,12 +163,23 @@ public final class GatewayRequest implements ReferenceCounted {
         this.anthropicVersion = version;
     }
 
+    /** The request's trace (an exchange span, a span per attempt); null when tracing is off. */
+    public ExchangeTrace trace() {
+        return trace;
+    }
+
+    public void trace(ExchangeTrace trace) {
+        this.trace = trace;
+    }
+
     /**
-     * The headers every response to this request carries: the request id pair (GD-5) and, once admitted or
-     * refused by a limit, the rate-limit family of the caller's style (contract 2.3).
+     * The headers every response to this request carries: the request id pair (GD-5), {@code Server-Timing} (the
+     * gateway's and the upstream's time to the head, {@link ServerTiming}) and, once admitted or refused by a limit,
+     * the rate-limit family of the caller's style (contract 2.3). Called as the head is made.
      */
     public void decorate(HttpHeaders headers) {
         HttpResponses.requestId(headers, requestId);
+        headers.set(ServerTiming.SERVER_TIMING, ServerTiming.value(record, System.nanoTime()));
         if (admission != null) {
             admission.addHeaders(headers, style);
         }

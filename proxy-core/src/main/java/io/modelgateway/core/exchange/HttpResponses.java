@@ -4,6 +4,7 @@ import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 
 import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.codecs.Saturating;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
@@ -22,6 +23,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.ssl.SslHandler;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -63,13 +65,16 @@ public final class HttpResponses {
             h.set(RETRY_AFTER_MS, "1000");
         } else if (millis == null) {
             try {
-                h.set(RETRY_AFTER_MS, Long.toString(Long.parseLong(seconds.trim()) * 1000));
+                // A provider's number, so bounded: never negative, never wrapped past Long.MAX_VALUE.
+                h.set(RETRY_AFTER_MS, Long.toString(Saturating.multiply(Math.max(0, Long.parseLong(seconds.trim())),
+                        1000)));
             } catch (NumberFormatException e) {
                 // an HTTP date: the SDKs understand it as it is
             }
         } else if (seconds == null) {
             try {
-                h.set(HttpHeaderNames.RETRY_AFTER, Long.toString(Math.max(1, (Long.parseLong(millis.trim()) + 999) / 1000)));
+                h.set(HttpHeaderNames.RETRY_AFTER,
+                        Long.toString(Math.max(1, Saturating.add(Long.parseLong(millis.trim()), 999) / 1000)));
             } catch (NumberFormatException e) {
                 h.set(HttpHeaderNames.RETRY_AFTER, "1");
             }
@@ -161,7 +166,9 @@ public final class HttpResponses {
      * Closes a connection the gateway gave up on without resetting it: closing a socket with unread input
      * makes the kernel send RST, which can destroy the error response before the client reads it. So the
      * write side is shut first (the client sees the end of the response), input is drained, and the socket
-     * closes when the client closes it or after {@link #LINGER_MS}, whichever comes first.
+     * closes when the client closes it or after {@link #LINGER_MS}, whichever comes first. Over TLS the write side
+     * ends with the TLS close first, so the client can tell the end from a cut. An HTTP/2 stream (not a socket) is
+     * simply closed: that resets only the stream, after its answer.
      */
     public static void lingeringClose(Channel ch) {
         if (!(ch instanceof DuplexChannel duplex) || !ch.isActive()) {
@@ -169,14 +176,23 @@ public final class HttpResponses {
             return;
         }
         ch.config().setAutoRead(true);
-        duplex.shutdownOutput().addListener(f -> {
-            if (!f.isSuccess()) {
-                ch.close();
-            }
-        });
+        SslHandler tls = ch.pipeline().get(SslHandler.class);
+        if (tls != null) {
+            tls.closeOutbound().addListener(f -> shutdownOutput(duplex));
+        } else {
+            shutdownOutput(duplex);
+        }
         ch.eventLoop().schedule(() -> {
             ch.close();
         }, LINGER_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private static void shutdownOutput(DuplexChannel duplex) {
+        duplex.shutdownOutput().addListener(f -> {
+            if (!f.isSuccess()) {
+                duplex.close();
+            }
+        });
     }
 
     static final long LINGER_MS = 2000;

@@ -74,6 +74,28 @@ final class DailyBudget {
         }
     }
 
+    /**
+     * Adds {@code delta} (never below 0 in all) to the usage of {@code day}, which starts from 0 when the usage held is
+     * of an earlier day; dropped when the usage held is of a later day already (an exchange that began before
+     * midnight and ended after it counts on neither day's new budget). For what is counted only at the end (a key's
+     * spend without a budget for that period).
+     */
+    void add(long day, long delta) {
+        if (delta == 0) {
+            return;
+        }
+        for (;;) {
+            DayUsage cur = usage;
+            if (cur.day > day) {
+                return;
+            }
+            long used = Math.max(0, Saturating.add(cur.day == day ? cur.used : 0, delta));
+            if (USAGE.compareAndSet(this, cur, new DayUsage(day, used))) {
+                return;
+            }
+        }
+    }
+
     /** Tokens used on {@code today} so far. */
     long used(long today) {
         DayUsage cur = usage;

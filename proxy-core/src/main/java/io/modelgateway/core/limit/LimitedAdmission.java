@@ -2,10 +2,8 @@ package io.modelgateway.core.limit;
 
 import io.modelgateway.core.exchange.Admission;
 
-import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Saturating;
 import io.modelgateway.codecs.error.GatewayError;
-import io.netty.handler.codec.http.HttpHeaders;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -16,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Confined to the exchange's event loop (the {@link Admission} contract), so its own fields are plain;
  * the scope state it points at is shared and changed only by compare-and-set.
  */
-final class LimitedAdmission extends Admission {
+final class LimitedAdmission extends CountedAdmission {
     /** The limits a single scope holds for this exchange; a linked list, newest first. */
     static final class Hold {
         final ScopeState state;
@@ -39,27 +37,12 @@ final class LimitedAdmission extends Admission {
     }
 
     private final RateLimiter limiter;
-    private final boolean familyHeaders;
     final long admitNanos;
     private Hold holds;
 
-    // The header families: the scope with the fewest remaining for each (limit 0: no scope has that limit).
-    private long requestsLimit;
-    private long requestsRemaining = Long.MAX_VALUE;
-    private long requestsFullAtNanos;
-    private long tokensLimit;
-    private long tokensRemaining = Long.MAX_VALUE;
-    private long tokensFullAtNanos;
-
-    private GatewayError error;
-    private long retryAfterMillis;
-    private String refusedLimit;
-    private boolean shouldRetry = true;
-    private boolean settled;
-
     LimitedAdmission(RateLimiter limiter, boolean familyHeaders, long admitNanos) {
+        super(familyHeaders, Long.MAX_VALUE);
         this.limiter = limiter;
-        this.familyHeaders = familyHeaders;
         this.admitNanos = admitNanos;
     }
 
@@ -94,48 +77,6 @@ final class LimitedAdmission extends Admission {
         this.shouldRetry = shouldRetry;
         release(0, true);
         holds = null;
-    }
-
-    @Override
-    public boolean admitted() {
-        return error == null;
-    }
-
-    @Override
-    public GatewayError error() {
-        return error;
-    }
-
-    @Override
-    public long retryAfterMillis() {
-        return error == null ? 0 : retryAfterMillis;
-    }
-
-    @Override
-    public String refusedLimit() {
-        return refusedLimit;
-    }
-
-    @Override
-    public void addHeaders(HttpHeaders headers, ApiStyle style) {
-        if (error != null) {
-            RateLimitHeaders.writeRetry(headers, retryAfterMillis, shouldRetry);
-        }
-        if (!familyHeaders || (requestsLimit == 0 && tokensLimit == 0)) {
-            return;
-        }
-        // Resets are kept as instants on the monotonic clock and turned into durations now: a success's headers
-        // go out when the upstream answers, which may be seconds after admission.
-        long now = limiter.nanoTime();
-        long epochMillis = style == ApiStyle.ANTHROPIC ? limiter.epochMillis() : 0;
-        if (requestsLimit > 0) {
-            RateLimitHeaders.writeFamily(headers, style, false, requestsLimit, requestsRemaining,
-                    requestsFullAtNanos - now, epochMillis);
-        }
-        if (tokensLimit > 0) {
-            RateLimitHeaders.writeFamily(headers, style, true, tokensLimit, tokensRemaining,
-                    tokensFullAtNanos - now, epochMillis);
-        }
     }
 
     @Override
@@ -180,5 +121,15 @@ final class LimitedAdmission extends Admission {
     @Override
     public String toString() {
         return error == null ? "Admission[admitted]" : "Admission[refused " + refusedLimit + "]";
+    }
+
+    @Override
+    long nanoTime() {
+        return limiter.nanoTime();
+    }
+
+    @Override
+    long epochMillis() {
+        return limiter.epochMillis();
     }
 }

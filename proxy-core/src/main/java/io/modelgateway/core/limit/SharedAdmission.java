@@ -1,12 +1,8 @@
 package io.modelgateway.core.limit;
 
-import io.modelgateway.core.exchange.Admission;
-
-import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.core.config.LimitsConfig;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.HttpHeaders;
 
 /**
  * An admission decided by the counts all replicas share in Redis ({@link SharedLimiter}): the same contract,
@@ -17,7 +13,7 @@ import io.netty.handler.codec.http.HttpHeaders;
  * <p>Confined to its exchange's event loop, like every admission; the limiter's renewal of its concurrency
  * leases reads only its final fields from another loop.
  */
-final class SharedAdmission extends Admission {
+final class SharedAdmission extends CountedAdmission {
     /** The scopes of one request, in the order RateLimiter checks them; at most 3. */
     final Scope[] scopes;
     final LimitsConfig[] limits;
@@ -34,28 +30,15 @@ final class SharedAdmission extends Admission {
     final EventLoop loop;
     final boolean holdsSlots;
     private final SharedLimiter limiter;
-    private final boolean familyHeaders;
-
-    private long requestsLimit;
-    private long requestsRemaining;
-    private long requestsFullAtNanos;
-    private long tokensLimit;
-    private long tokensRemaining;
-    private long tokensFullAtNanos;
-    private GatewayError error;
-    private long retryAfterMillis;
-    private String refusedLimit;
-    private boolean shouldRetry = true;
-    private boolean settled;
 
     SharedAdmission(SharedLimiter limiter, EventLoop loop, String id, String prefix, long leaseTtlMillis,
             boolean familyHeaders, Scope[] scopes, LimitsConfig[] limits, int count, long estimate) {
+        super(familyHeaders, 0);
         this.limiter = limiter;
         this.loop = loop;
         this.id = id;
         this.prefix = prefix;
         this.leaseTtlMillis = leaseTtlMillis;
-        this.familyHeaders = familyHeaders;
         this.scopes = scopes;
         this.limits = limits;
         this.count = count;
@@ -134,46 +117,6 @@ final class SharedAdmission extends Admission {
     }
 
     @Override
-    public boolean admitted() {
-        return error == null;
-    }
-
-    @Override
-    public GatewayError error() {
-        return error;
-    }
-
-    @Override
-    public long retryAfterMillis() {
-        return error == null ? 0 : retryAfterMillis;
-    }
-
-    @Override
-    public String refusedLimit() {
-        return refusedLimit;
-    }
-
-    @Override
-    public void addHeaders(HttpHeaders headers, ApiStyle style) {
-        if (error != null) {
-            RateLimitHeaders.writeRetry(headers, retryAfterMillis, shouldRetry);
-        }
-        if (!familyHeaders || (requestsLimit == 0 && tokensLimit == 0)) {
-            return;
-        }
-        long now = limiter.nanoTime();
-        long epochMillis = style == ApiStyle.ANTHROPIC ? limiter.epochMillis() : 0;
-        if (requestsLimit > 0) {
-            RateLimitHeaders.writeFamily(headers, style, false, requestsLimit, requestsRemaining,
-                    requestsFullAtNanos - now, epochMillis);
-        }
-        if (tokensLimit > 0) {
-            RateLimitHeaders.writeFamily(headers, style, true, tokensLimit, tokensRemaining,
-                    tokensFullAtNanos - now, epochMillis);
-        }
-    }
-
-    @Override
     public void settle(long actualTokens) {
         if (settled || error != null) {
             return; // settled before, or a refusal (which Redis never charged)
@@ -185,5 +128,15 @@ final class SharedAdmission extends Admission {
     @Override
     public String toString() {
         return error == null ? "Admission[shared, admitted]" : "Admission[shared, refused " + refusedLimit + "]";
+    }
+
+    @Override
+    long nanoTime() {
+        return limiter.nanoTime();
+    }
+
+    @Override
+    long epochMillis() {
+        return limiter.epochMillis();
     }
 }

@@ -76,7 +76,7 @@ import javax.net.ssl.SSLException;
  * knowing whether it ran. Concurrency slots are leases with a TTL ({@code lease_ttl_ms}), renewed by this replica
  * every third of it while their exchange runs: the slots of a replica that dies free themselves.
  */
-public final class SharedLimiter implements AutoCloseable {
+public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SharedLimiter.class.getName());
 
     /** The probe's period while Redis is away: how soon shared counts take over again once it answers. */
@@ -197,6 +197,7 @@ public final class SharedLimiter implements AutoCloseable {
      *         limits the request, with the shared decision, or with the fallback's when Redis cannot answer within
      *         {@code timeout_ms}
      */
+    @Override
     public Future<Admission> admit(KeyConfig key, ModelConfig model, long estimatedTokens, EventLoop loop) {
         LimitsConfig keyLimits = key.limits();
         LimitsConfig pairLimits = key.limitsFor(model.name());
@@ -317,6 +318,11 @@ public final class SharedLimiter implements AutoCloseable {
         final ArrayDeque<SettleCall> deferred = new ArrayDeque<>();
         final Runnable retry = this::retry;
         boolean retryScheduled;
+
+        /** Nothing waits for an answer or for delivery. On the loop. */
+        boolean idle() {
+            return link.pending() == 0 && deferred.isEmpty();
+        }
 
         Lane(EventLoop loop, RedisConfig c, SslContext ssl) {
             link = new RedisLink(loop, c, ssl, SCRIPTS, channelType, resolver, this);
@@ -544,6 +550,37 @@ public final class SharedLimiter implements AutoCloseable {
 
     public RedisConfig config() {
         return config;
+    }
+
+    /**
+     * Closes once the calls on their way (the settlements of the exchanges that just ended, above all) have their
+     * answers, or after {@code settleWithin}, whichever comes first; at once while Redis is away (what is deferred
+     * then expires in Redis). Blocking: call it off the event loops (at shutdown, after the drain), never on one.
+     */
+    public void close(Duration settleWithin) {
+        long deadline = System.nanoTime() + settleWithin.toNanos();
+        try {
+            for (Lane lane : lanes.values()) {
+                EventLoop loop = lane.link.loop();
+                if (loop.inEventLoop()) {
+                    break; // never wait for a loop on itself
+                }
+                while (state.get() == UP && !closed && System.nanoTime() - deadline < 0) {
+                    Future<Boolean> idle = loop.submit(lane::idle);
+                    long left = deadline - System.nanoTime();
+                    if (!idle.await(Math.max(1, left), TimeUnit.NANOSECONDS) || !idle.isSuccess()
+                            || idle.getNow()) {
+                        break;
+                    }
+                    Thread.sleep(5);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the loops are stopping already: nothing more will be delivered
+        }
+        close();
     }
 
     /** Stops probing and renewing and closes every connection; later checks go to the fallback. */

@@ -42,9 +42,12 @@ import java.util.logging.Logger;
  * <p>Fields, in order: {@code ts} (RFC 3339 UTC, milliseconds, the exchange's start), {@code request_id},
  * {@code endpoint}, {@code key} (the key's configured NAME; the record never carries a key value),
  * {@code model}, {@code provider}, {@code deployment}, {@code stream}, {@code status}, {@code outcome},
- * {@code input_tokens}, {@code output_tokens}, {@code usage}, {@code ttft_ms}, {@code upstream_ms},
- * {@code duration_ms} (milliseconds with three decimals; the first two null when unknown),
- * {@code bytes_in}, {@code bytes_out}, {@code limit}. Missing strings are {@code null}.
+ * {@code input_tokens} (every input token), {@code output_tokens} (every output token), {@code cached_input_tokens}
+ * and {@code cache_write_tokens} (parts of the input read from and written to the prompt cache),
+ * {@code reasoning_tokens} (part of the output), {@code usage}, {@code cost_usd} (null when the deployment has no
+ * price), {@code ttft_ms}, {@code gateway_ms} (the gateway's own time to the response head, as in
+ * {@code Server-Timing}), {@code upstream_ms}, {@code duration_ms} (milliseconds with three decimals; the first three
+ * null when unknown), {@code bytes_in}, {@code bytes_out}, {@code limit}. Missing strings are {@code null}.
  *
  * <p>{@link #close()} writes what is queued, stops the thread and closes a file target (never stdout/stderr).
  */
@@ -257,8 +260,18 @@ public final class AccessLog implements ExchangeObserver, AutoCloseable {
         g.writeStringField("outcome", e.outcome);
         g.writeNumberField("input_tokens", e.inputTokens);
         g.writeNumberField("output_tokens", e.outputTokens);
+        g.writeNumberField("cached_input_tokens", e.cachedInputTokens);
+        g.writeNumberField("cache_write_tokens", e.cacheWriteTokens);
+        g.writeNumberField("reasoning_tokens", e.reasoningTokens);
         g.writeStringField("usage", e.usage);
+        g.writeFieldName("cost_usd");
+        if (e.priced && e.costUsd >= 0 && e.costUsd < Double.POSITIVE_INFINITY) {
+            g.writeNumber(usd(e.costUsd));
+        } else {
+            g.writeNull();
+        }
         writeMillis(g, "ttft_ms", e.ttftNanos);
+        writeMillis(g, "gateway_ms", e.gatewayNanos);
         writeMillis(g, "upstream_ms", e.upstreamNanos);
         g.writeFieldName("duration_ms");
         g.writeNumber(millis(e.durationNanos));
@@ -277,6 +290,11 @@ public final class AccessLog implements ExchangeObserver, AutoCloseable {
         } else {
             g.writeNumber(millis(nanos));
         }
+    }
+
+    /** US dollars with at most nine decimals (nano-dollars), plain notation, trailing zeros dropped. */
+    static String usd(double v) {
+        return io.modelgateway.core.exchange.Usd.format(v);
     }
 
     /** Nanoseconds as milliseconds with exactly three decimals ({@code 12.345}), without floating point. */
@@ -301,16 +319,18 @@ public final class AccessLog implements ExchangeObserver, AutoCloseable {
     /** The record's fields, copied on the event loop so the writer thread never reads the mutable record. */
     private record Entry(long startEpochMillis, String requestId, String endpoint, String key, String model,
             String provider, String deployment, boolean stream, int status, String outcome, long inputTokens,
-            long outputTokens, String usage, long ttftNanos, long upstreamNanos, long durationNanos, long bytesIn,
-            long bytesOut, String limit) {
+            long outputTokens, long cachedInputTokens, long cacheWriteTokens, long reasoningTokens, String usage,
+            boolean priced, double costUsd, long ttftNanos, long gatewayNanos, long upstreamNanos, long durationNanos,
+            long bytesIn, long bytesOut, String limit) {
 
         static Entry of(ExchangeRecord r) {
             Outcome outcome = r.outcome();
             ExchangeRecord.UsageSource usage = r.usageSource();
             return new Entry(r.startEpochMillis(), r.requestId(), r.endpointLabel(), r.keyName(), r.model(),
                     r.provider(), r.deployment(), r.stream(), r.status(), outcome == null ? null : outcome.label(),
-                    r.inputTokens(), r.outputTokens(), usage == null ? null : usage.label(),
-                    r.firstByteLatencyNanos(), r.upstreamLatencyNanos(), r.durationNanos(),
+                    r.inputTokens(), r.outputTokens(), r.cachedInputTokens(), r.cacheWriteTokens(),
+                    r.reasoningTokens(), usage == null ? null : usage.label(), r.priced(), r.costUsd(),
+                    r.firstByteLatencyNanos(), r.gatewayLatencyNanos(), r.upstreamLatencyNanos(), r.durationNanos(),
                     r.bytesIn(), r.bytesOut(), r.limit());
         }
     }

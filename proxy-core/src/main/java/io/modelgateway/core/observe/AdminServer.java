@@ -70,6 +70,8 @@ public final class AdminServer implements AutoCloseable {
     private final Dashboard dashboard;
     private EventLoopGroup group;
     private Channel channel;
+    /** The current TLS context of {@code admin.tls} (read per accepted connection), or null for plain HTTP. */
+    private java.util.function.Supplier<io.netty.handler.ssl.SslContext> tls;
 
     /**
      * @param ready read per {@code /ready} request on the admin loop; must be cheap and thread-safe
@@ -87,6 +89,15 @@ public final class AdminServer implements AutoCloseable {
         this.dashboard = dashboard;
     }
 
+    /**
+     * Serves TLS ({@code admin.tls}): each accepted connection gets a handler from the context {@code tls} gives at
+     * that moment (so a reloaded certificate reaches new connections). Call before {@link #start()}.
+     */
+    public synchronized AdminServer tls(java.util.function.Supplier<io.netty.handler.ssl.SslContext> tls) {
+        this.tls = tls;
+        return this;
+    }
+
     /** Binds the address (port 0 picks a free one) and returns once listening. Call once. */
     public synchronized AdminServer start() throws InterruptedException {
         if (group != null) {
@@ -102,6 +113,11 @@ public final class AdminServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (tls != null) {
+                                io.netty.handler.ssl.SslHandler handler = tls.get().newHandler(ch.alloc());
+                                handler.setHandshakeTimeoutMillis(10_000);
+                                ch.pipeline().addLast("tls", handler);
+                            }
                             ch.pipeline()
                                     .addLast("http-codec", new HttpServerCodec())
                                     .addLast("aggregator", new HttpObjectAggregator(MAX_BODY))
@@ -118,7 +134,7 @@ public final class AdminServer implements AutoCloseable {
             group = null;
             throw e;
         }
-        LOG.info("admin listening on http://" + hostPort() + " (/metrics, /health, /ready"
+        LOG.info("admin listening on " + (tls == null ? "http" : "https") + "://" + hostPort() + " (/metrics, /health, /ready"
                 + (dashboard == null ? ")" : ", the dashboard on /)"));
         return this;
     }

@@ -73,7 +73,12 @@ public final class Dashboard {
             + "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
     private static final AttributeKey<Boolean> STREAMING = AttributeKey.valueOf(Dashboard.class, "streaming");
 
+    static final String KEYS_API = "/admin/api/keys/";
+    private static final String SPEND_SUFFIX = "/spend";
+
     private final LiveStats stats;
+    /** Null when the server reports no spend (tests of the page alone). */
+    private KeySpends spends;
     private final Supplier<GatewayConfig> config;
     private final DeploymentStates deployments;
     private final boolean loopback;
@@ -158,9 +163,18 @@ public final class Dashboard {
         }
     }
 
-    /** Whether {@code path} is the dashboard's (the page, its files, its stream). */
+    /** Where {@code GET /admin/api/keys/NAME/spend} reads a key's spend. Call before the listener starts. */
+    public Dashboard spends(KeySpends spends) {
+        this.spends = spends;
+        return this;
+    }
+
+    /**
+     * Whether {@code path} is the dashboard's (the page, its files, its stream) or of its admin API
+     * ({@code /admin/api/…}), which the admin key guards the same way.
+     */
     static boolean handles(String path) {
-        return path.equals("/") || path.startsWith(PREFIX) || path.equals("/dashboard");
+        return path.equals("/") || path.startsWith(PREFIX) || path.equals("/dashboard") || path.startsWith("/admin/");
     }
 
     /** Starts the once-a-second tick on the admin listener's loop. */
@@ -212,6 +226,10 @@ public final class Dashboard {
         }
         if (path.equals(EVENTS_PATH)) {
             openStream(ctx, request);
+            return;
+        }
+        if (path.startsWith("/admin/")) {
+            send(ctx, spendReport(path), keepAlive);
             return;
         }
         StaticFile file = files.get(path.equals("/dashboard") ? "/" : path);
@@ -290,6 +308,35 @@ public final class Dashboard {
         streams.add(stream);
         channel.closeFuture().addListener(f -> streams.remove(stream));
         push(stream, history.state(System.currentTimeMillis()));
+    }
+
+    /**
+     * {@code GET /admin/api/keys/NAME/spend}: the key's spend today and this month (UTC), its budgets and what is left of
+     * them (null without a budget), and when each period resets. 404 for another path or a name the config does not
+     * have; names only, never a key.
+     */
+    private FullHttpResponse spendReport(String path) {
+        String name = path.startsWith(KEYS_API) && path.endsWith(SPEND_SUFFIX)
+                ? path.substring(KEYS_API.length(), path.length() - SPEND_SUFFIX.length()) : null;
+        KeySpends.KeySpend s = name == null || name.isEmpty() || name.indexOf('/') >= 0 || spends == null
+                ? null : spends.spend(name);
+        if (s == null) {
+            return json(HttpResponseStatus.NOT_FOUND, name == null
+                    ? "{\"error\":\"not found\"}" : "{\"error\":\"no key of that name\"}");
+        }
+        // A configured key name (letters, digits, '_', '.', '-'): nothing in it needs escaping.
+        StringBuilder sb = new StringBuilder(256).append("{\"key\":\"").append(name).append("\",\"daily\":");
+        period(sb, s.todayUsd(), s.dailyBudgetUsd(), s.dayResetMillis());
+        sb.append(",\"monthly\":");
+        period(sb, s.monthUsd(), s.monthlyBudgetUsd(), s.monthResetMillis());
+        return json(HttpResponseStatus.OK, sb.append('}').toString());
+    }
+
+    private static void period(StringBuilder sb, double spent, double budget, long resetMillis) {
+        sb.append("{\"spent_usd\":").append(AccessLog.usd(spent)).append(",\"budget_usd\":")
+                .append(budget > 0 ? AccessLog.usd(budget) : "null").append(",\"remaining_usd\":")
+                .append(budget > 0 ? AccessLog.usd(Math.max(0, budget - spent)) : "null")
+                .append(",\"resets_at\":\"").append(java.time.Instant.ofEpochMilli(resetMillis)).append("\"}");
     }
 
     /** Once a second on the admin loop: a new point of history, pushed to every page that keeps up. */

@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -39,7 +40,10 @@ import java.util.function.LongSupplier;
  *   gateway_upstream_errors_total{provider}                     counter, outcome upstream_error
  *   gateway_upstream_protocol_errors_total{provider,reason}     counter, an upstream answer broke a rule or limit
  *   gateway_memory_refusals_total{provider,reason}              counter, an exchange ended for want of memory
- *   gateway_tokens_total{direction,model,key}                   counter, direction input|output
+ *   gateway_tokens_total{direction,type,model,key}              counter, direction input|output; type
+ *                                                                input|cached_input|cache_write (input),
+ *                                                                output|reasoning (output): each token once
+ *   gateway_cost_usd_total{model,key,provider}                  counter, priced exchanges' cost in US dollars
  *   gateway_limit_refusals_total{key,model,limit}               counter
  *   gateway_inflight_exchanges                                  gauge, started − ended
  *   gateway_upstream_connections                                gauge, from the supplier given
@@ -47,6 +51,7 @@ import java.util.function.LongSupplier;
  *   gateway_shared_state_up                                     gauge, when {@link #sharedState} is set
  *   gateway_shared_state_errors_total{reason}                   counter, reason timeout|connection|redis_error
  *   gateway_shared_state_fallbacks_total                        counter, limit checks the fallback decided
+ *   gateway_event_loop_allocated_bytes_total                    counter, see {@link EventLoopAllocation}
  * </pre>
  * Label values: a missing key is {@code none}, a missing model {@code unknown}, a missing provider
  * {@code none}, no response head is status {@code 0}. Only configured model and key names (and the
@@ -109,6 +114,7 @@ public final class GatewayMetrics implements ExchangeObserver {
     private final Counter protocolErrors;
     private final Counter memoryRefusals;
     private final Counter tokens;
+    private final Counter cost;
     private final Counter refusals;
     private final LongAdder inflight = new LongAdder();
     /** The distinct render failures {@link MetricsResponder} logged; at most {@link #MAX_LOGGED_FAILURES}. */
@@ -190,8 +196,17 @@ public final class GatewayMetrics implements ExchangeObserver {
                 .register(registry);
         tokens = Counter.builder()
                 .name("gateway_tokens_total")
-                .help("Tokens by direction (input, output), model and gateway key name.")
-                .labelNames("direction", "model", "key")
+                .help("Tokens by direction (input, output), type (input: uncached input, cached_input: read from the "
+                        + "prompt cache, cache_write: written to it, output: output other than reasoning, reasoning), "
+                        + "model and gateway key name. Each token is counted once: the types of a direction sum to it.")
+                .labelNames("direction", "type", "model", "key")
+                .withoutExemplars()
+                .register(registry);
+        cost = Counter.builder()
+                .name("gateway_cost_usd_total")
+                .help("Cost in US dollars of the exchanges whose deployment has a price, by model, gateway key name "
+                        + "and provider.")
+                .labelNames("model", "key", "provider")
                 .withoutExemplars()
                 .register(registry);
         refusals = Counter.builder()
@@ -295,11 +310,17 @@ public final class GatewayMetrics implements ExchangeObserver {
         // renders their total. The long one wraps negative past Long.MAX_VALUE (ten answers claiming 10^18 tokens
         // did it), and the library then refuses to render the counter at all, failing every scrape from then on. A
         // double sum cannot wrap: past 2^53 it only stops counting exactly, and it never goes down. Same cost.
-        if (record.inputTokens() > 0) {
-            ks.inputTokens().inc((double) record.inputTokens());
-        }
-        if (record.outputTokens() > 0) {
-            ks.outputTokens().inc((double) record.outputTokens());
+        ks.tokens(TOKEN_INPUT, record.uncachedInputTokens());
+        ks.tokens(TOKEN_CACHED_INPUT, record.cachedInputTokens());
+        ks.tokens(TOKEN_CACHE_WRITE, record.cacheWriteTokens());
+        ks.tokens(TOKEN_OUTPUT, record.nonReasoningOutputTokens());
+        ks.tokens(TOKEN_REASONING, record.reasoningTokens());
+        if (record.priced()) {
+            double usd = record.costUsd();
+            if (usd >= 0 && usd < Double.POSITIVE_INFINITY) {
+                String provider = record.provider();
+                ks.cost(provider == null ? NO_PROVIDER : provider).inc(usd);
+            }
         }
         long upstream = record.upstreamLatencyNanos();
         if (upstream >= 0 || outcome == Outcome.UPSTREAM_ERROR) {
@@ -422,6 +443,15 @@ public final class GatewayMetrics implements ExchangeObserver {
     }
 
     /** One (status, outcome) pair's counter. */
+    /** The {@code type} label of {@code gateway_tokens_total}, and the direction each type belongs to. */
+    private static final String[] TOKEN_TYPES = {"input", "cached_input", "cache_write", "output", "reasoning"};
+    private static final String[] TOKEN_DIRECTIONS = {"input", "input", "input", "output", "output"};
+    private static final int TOKEN_INPUT = 0;
+    private static final int TOKEN_CACHED_INPUT = 1;
+    private static final int TOKEN_CACHE_WRITE = 2;
+    private static final int TOKEN_OUTPUT = 3;
+    private static final int TOKEN_REASONING = 4;
+
     private record StatusCounter(int status, Outcome outcome, CounterDataPoint counter) {
     }
 
@@ -429,38 +459,44 @@ public final class GatewayMetrics implements ExchangeObserver {
     private record LimitCounter(String limit, CounterDataPoint counter) {
     }
 
+    /** One provider's cost counter. */
+    private record ProviderCost(String provider, CounterDataPoint counter) {
+    }
+
     private final class KeySeries {
         final ModelSeries model;
         final String keyLabel;
-        /** Made on first use (as {@link ModelSeries#firstToken()}), so refusals add no zero token series. */
-        private volatile CounterDataPoint inputTokens;
-        private volatile CounterDataPoint outputTokens;
+        /**
+         * By token type ({@link #TOKEN_TYPES}); each made on first use (as {@link ModelSeries#firstToken()}), so
+         * refusals and types an exchange never had add no zero series.
+         */
+        private final AtomicReferenceArray<CounterDataPoint> tokenSeries =
+                new AtomicReferenceArray<>(TOKEN_TYPES.length);
         /** Copy-on-write, replaced by CAS; a handful of entries in practice (200, 429, 400, 502, …). */
         final AtomicReference<StatusCounter[]> byStatus = new AtomicReference<>(new StatusCounter[0]);
         /** Copy-on-write like {@link #byStatus}; one entry per configured limit that refused this key. */
         final AtomicReference<LimitCounter[]> byLimit = new AtomicReference<>(new LimitCounter[0]);
+        /** Copy-on-write like {@link #byStatus}; one entry per provider that served this key a priced exchange. */
+        final AtomicReference<ProviderCost[]> byProvider = new AtomicReference<>(new ProviderCost[0]);
 
         KeySeries(ModelSeries model, String keyLabel) {
             this.model = model;
             this.keyLabel = keyLabel;
         }
 
-        CounterDataPoint inputTokens() {
-            CounterDataPoint c = inputTokens;
-            if (c == null) {
-                c = tokens.labelValues("input", model.modelLabel, keyLabel);
-                inputTokens = c;
+        /** Adds {@code n} tokens of one type; none when {@code n} is 0 (no series is made). */
+        void tokens(int type, long n) {
+            if (n <= 0) {
+                return;
             }
-            return c;
-        }
-
-        CounterDataPoint outputTokens() {
-            CounterDataPoint c = outputTokens;
+            CounterDataPoint c = tokenSeries.get(type);
             if (c == null) {
-                c = tokens.labelValues("output", model.modelLabel, keyLabel);
-                outputTokens = c;
+                // labelValues gives the same point for the same labels: a race only looks it up twice.
+                c = tokens.labelValues(TOKEN_DIRECTIONS[type], TOKEN_TYPES[type],
+                        model.modelLabel, keyLabel);
+                tokenSeries.set(type, c);
             }
-            return c;
+            c.inc((double) n);
         }
 
         CounterDataPoint requests(int status, Outcome outcome) {
@@ -490,6 +526,26 @@ public final class GatewayMetrics implements ExchangeObserver {
                     return counter;
                 }
             }
+        }
+
+        CounterDataPoint cost(String provider) {
+            ProviderCost[] current = byProvider.get();
+            for (ProviderCost pc : current) {
+                if (pc.provider.equals(provider)) {
+                    return pc.counter;
+                }
+            }
+            CounterDataPoint counter = GatewayMetrics.this.cost.labelValues(model.modelLabel, keyLabel, provider);
+            ProviderCost entry = new ProviderCost(provider, counter);
+            while (current.length < MAX_STATUS_PAIRS) {
+                ProviderCost[] next = Arrays.copyOf(current, current.length + 1);
+                next[current.length] = entry;
+                if (byProvider.compareAndSet(current, next)) {
+                    break;
+                }
+                current = byProvider.get();
+            }
+            return counter;
         }
 
         CounterDataPoint refusals(String limit) {

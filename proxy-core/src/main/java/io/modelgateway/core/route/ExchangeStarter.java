@@ -1,20 +1,26 @@
 package io.modelgateway.core.route;
 
+import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.translate.TranslationException;
+import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.ModelConfig;
+import io.modelgateway.core.config.ProviderType;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.Exchange;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
+import io.modelgateway.core.exchange.HttpResponses;
 import io.modelgateway.core.exchange.Outcome;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -67,6 +73,10 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
             return;
         }
         request.touch("exchange");
+        if (request.endpoint() == Endpoint.COUNT_TOKENS && countsItself(request.model())) {
+            countTokens(ctx, request);
+            return;
+        }
         Exchange exchange;
         try {
             exchange = plan(request);
@@ -92,13 +102,42 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
         if (route.singleAttempt()) {
             // One deployment, no retries, no fallback: the exchange is the attempt, with nothing around it.
             DeploymentConfig deployment = model.deployments().get(0);
-            request.record().deployment(deployment.provider().name(), deployment.upstreamModel());
+            request.record().deployment(deployment);
             request.record().newAttempt();
+            if (request.trace() != null) {
+                request.trace().attemptStarted(deployment);
+            }
             return planner.attempt(ctx, request, model, deployment, AttemptHook.NONE, onDone);
         }
         RetryingExchange exchange = new RetryingExchange(ctx, request, route, planner.attempts(ctx, request), onDone);
         exchange.prepare();
         return exchange;
+    }
+
+    /**
+     * The gateway answers count_tokens itself when the model's first deployment speaks OpenAI's style, which has
+     * no such endpoint; an Anthropic provider counts for itself and the simulator answers it.
+     */
+    private static boolean countsItself(ModelConfig model) {
+        return model.deployments().get(0).provider().type() == ProviderType.OPENAI;
+    }
+
+    /** {@code {"input_tokens": N}} by the gateway's tokenizer ({@link InputTokenCounter}); nothing is accounted. */
+    private void countTokens(ChannelHandlerContext ctx, GatewayRequest request) {
+        DeploymentConfig deployment = request.model().deployments().get(0);
+        request.record().deployment(deployment.provider().name(), deployment.upstreamModel());
+        long n = InputTokenCounter.messagesRequest(request.body());
+        if (n < 0) {
+            n = Math.max(1, request.body().readableBytes() / 4);
+        }
+        byte[] body = ("{\"input_tokens\":" + n + "}").getBytes(StandardCharsets.US_ASCII);
+        try {
+            HttpResponses.sendJson(ctx, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body), request.requestId(),
+                    request.keepAlive());
+        } finally {
+            exchanges.end(request, Outcome.DONE);
+            request.release();
+        }
     }
 
     /** The active exchange is over (its record holds the tokens used): settle, observe, release. */

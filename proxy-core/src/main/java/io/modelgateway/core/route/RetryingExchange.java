@@ -134,8 +134,11 @@ final class RetryingExchange implements Exchange, AttemptHook {
     private void begin() {
         DeploymentConfig d = route.deployment(index);
         ExchangeRecord record = request.record();
-        record.deployment(d.provider().name(), d.upstreamModel());
+        record.deployment(d);
         record.newAttempt();
+        if (request.trace() != null) {
+            request.trace().attemptStarted(d);
+        }
         attemptsOnModel++;
         tried |= 1L << index;
         route.health(index).started();
@@ -178,7 +181,11 @@ final class RetryingExchange implements Exchange, AttemptHook {
         String provider = route.deployment(index).provider().name();
         boolean next = planNext(failure, now, failed);
         if (next) {
-            request.record().retriedFailure(provider, reason(failure));
+            String reason = reason(failure);
+            request.record().retriedFailure(provider, reason);
+            if (request.trace() != null) {
+                request.trace().attemptFailed(reason);
+            }
         }
         return next;
     }

@@ -29,6 +29,11 @@ final class Translations {
                     deployment.upstreamModel(), "max_completion_tokens".equals(deployment.provider().maxTokensField()),
                     deployment.provider().reasoningDetails()));
         }
+        if (endpoint == Endpoint.COUNT_TOKENS) {
+            // The gateway counts for OpenAI-style deployments itself (ExchangeStarter); a fallback to one lands here.
+            throw new TranslationException(GatewayError.invalid("The model `" + model.name() + "` is served by a "
+                    + "provider that cannot count tokens.", "model", "unsupported_model"));
+        }
         throw new TranslationException(GatewayError.invalid("The model `" + model.name() + "` is served by a "
                 + "provider without embeddings.", "model", "unsupported_model"));
     }

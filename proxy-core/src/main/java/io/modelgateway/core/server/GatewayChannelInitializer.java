@@ -18,9 +18,18 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.modelgateway.core.config.Http2Config;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 
 /**
- * Builds the server pipeline; reading it top to bottom is the request path:
+ * Builds the server pipeline; reading it top to bottom is the request path. On HTTP/1.1:
  * <pre>
  *   request-timeouts  raw bytes: 408 for a request trickled in too slowly, close when idle too long
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
@@ -41,6 +50,20 @@ import io.netty.handler.codec.http.HttpServerCodec;
  * </pre>
  * Each request step either lets the request go on, adding what it learned to it, or answers it in the caller's
  * style and releases it; the exchange step is the terminal one.
+ *
+ * <p>Before the protocol is known: on a TLS listener {@code tls} (the {@link ServerTls}'s current context) and
+ * {@code alpn}, which builds the HTTP/1.1 pipeline above or the HTTP/2 one below once the handshake agreed on one;
+ * on a plain listener with h2c, {@code h2c-detector}, which picks by the connection's first bytes. HTTP/2 has a
+ * connection pipeline and, per stream, a child channel whose pipeline is the request path above from
+ * {@code answer-boundary} on, so every step, the answer writer and the stream relay are the same:
+ * <pre>
+ *   connection: [tls] h2-codec (frames, flow control, SETTINGS caps, reset / CONTINUATION / empty-frame limits)
+ *               → h2-connection (idle timeout, SETTINGS / PING flood, drain → GOAWAY) → h2-multiplex (one channel per stream)
+ *   stream:     h2-stream-codec (frames ⇄ HttpObjects) → stream-timeout (408 for a body trickled in)
+ *               → answer-boundary → head-validator → … → exchange
+ * </pre>
+ * A stream's writability follows its flow-control window (and the connection's), so an exchange's backpressure
+ * pauses only its own upstream; a stream the client resets closes its channel, which cancels its exchange.
  * Keep-alive is decided per request: whoever writes a response to a request that asked for
  * {@code Connection: close} (or HTTP/1.0 without keep-alive) closes the connection after it.
  */
@@ -48,18 +71,54 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     static final int MAX_INITIAL_LINE = 8192;
     static final int MAX_HEADER_SIZE = 16384;
 
+    /** Longest a TLS handshake may take (or {@code request_timeout_ms}, when shorter). */
+    static final long MAX_HANDSHAKE_MS = 10_000;
+    /** Stream resets a client may send (or make the gateway send) per window before its connection is closed. */
+    static final int MAX_RESETS_PER_WINDOW = 200;
+    static final int RESET_WINDOW_SECONDS = 30;
+    /** Small CONTINUATION frames allowed in one header block (CONTINUATION flood). */
+    static final int MAX_SMALL_CONTINUATIONS = 16;
+    /** Control frames (SETTINGS and PING acknowledgements, resets) queued for a peer that does not read them. */
+    static final int MAX_QUEUED_CONTROL_FRAMES = 1000;
+
     private final GatewayContext gateway;
     private final int maxBodyBytes;
     /** Shared, or null when /metrics is served by the admin listener instead. */
     private final MetricsResponder metrics;
+    /** The listener's TLS, or null for plain HTTP. */
+    private final ServerTls tls;
+    private final Http2Config http2;
+    private final Http2StreamFrameToHttpObjectCodec streamCodec = new Http2StreamFrameToHttpObjectCodec(true);
+    private final PriorKnowledgeDetector.Protocols protocols = new PriorKnowledgeDetector.Protocols() {
+        @Override
+        public void http2(ChannelHandlerContext ctx) {
+            addHttp2Handlers(ctx.pipeline());
+        }
+
+        @Override
+        public void http1(ChannelHandlerContext ctx) {
+            ServerConfig server = gateway.config().server();
+            addHttpHandlers(ctx.pipeline(), server);
+            addRequestHandlers(ctx.pipeline());
+        }
+    };
 
     public GatewayChannelInitializer(GatewayContext gateway) {
         this(gateway, null);
     }
 
     public GatewayChannelInitializer(GatewayContext gateway, MetricsResponder metrics) {
+        this(gateway, metrics, null);
+    }
+
+    /**
+     * @param tls the listener's TLS, or null for plain HTTP (HTTP/2 settings come from the config's {@code http2})
+     */
+    public GatewayChannelInitializer(GatewayContext gateway, MetricsResponder metrics, ServerTls tls) {
         this.gateway = gateway;
         this.metrics = metrics;
+        this.tls = tls;
+        this.http2 = gateway.config().http2();
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, gateway.config().maxBodyBytes());
     }
 
@@ -82,15 +141,26 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         }
         gateway.connections().add(ch); // removed by the group when the channel closes
         ChannelPipeline p = ch.pipeline();
-        addHttpHandlers(p, server);
-        addRequestHandlers(p);
+        if (tls != null) {
+            p.addLast(PipelineNames.TLS, tls.newHandler(ch, Math.min(MAX_HANDSHAKE_MS, server.requestTimeoutMs())));
+            p.addLast(PipelineNames.ALPN, new ProtocolNegotiator(protocols));
+        } else if (http2.enabled() && http2.cleartext()) {
+            p.addLast(PipelineNames.H2C_DETECTOR, new PriorKnowledgeDetector(protocols, server.requestTimeoutMs()));
+        } else {
+            addHttpHandlers(p, server);
+            addRequestHandlers(p);
+        }
     }
 
     /**
      * Past a connection cap (the total, or the client address's): a 503 before the request is even read (a client
      * reads it as the answer to what it sends), then a lingering close so the kernel does not reset it away.
      */
-    private static void refuse(Channel ch, String message) {
+    private void refuse(Channel ch, String message) {
+        if (tls != null) {
+            ch.close(); // no plain-text answer on a TLS port, and a handshake is what the cap is there to spare
+            return;
+        }
         byte[] body = ("{\"error\":{\"message\":\"" + message + "\","
                 + "\"type\":\"server_error\",\"param\":null,\"code\":\"overloaded\"}}").getBytes(StandardCharsets.US_ASCII);
         String head = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: "
@@ -106,12 +176,62 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
+        addAnswerHandlers(p, false);
+    }
+
+    /** From the answer boundary to the pipelining gate: the same on an HTTP/1.1 connection and an HTTP/2 stream. */
+    private void addAnswerHandlers(ChannelPipeline p, boolean http2Stream) {
         p.addLast(PipelineNames.ANSWER_BOUNDARY, new AnswerBoundary());
-        p.addLast(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator());
+        p.addLast(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator(http2Stream));
         p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard());
         p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
         p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());
+    }
+
+    /** The connection pipeline of HTTP/2 (after {@code tls} or in place of the h2c detector). */
+    private void addHttp2Handlers(ChannelPipeline p) {
+        ServerConfig server = gateway.config().server();
+        Http2Settings settings = Http2Settings.defaultSettings()
+                .maxConcurrentStreams(http2.maxConcurrentStreams())
+                .maxHeaderListSize(http2.maxHeaderListSize());
+        Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
+                .initialSettings(settings)
+                .validateHeaders(true)
+                // Rapid reset (CVE-2023-44487): a client's resets, and the resets it makes the gateway send.
+                .decoderEnforceMaxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS)
+                .encoderEnforceMaxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS)
+                // CONTINUATION flood: many small frames in one header block (large ones hit the header list size).
+                .decoderEnforceMaxSmallContinuationFrames(MAX_SMALL_CONTINUATIONS)
+                .decoderEnforceMaxConsecutiveEmptyDataFrames(2)
+                // Floods of frames the gateway must answer, from a peer that does not read the answers.
+                .encoderEnforceMaxQueuedControlFrames(MAX_QUEUED_CONTROL_FRAMES)
+                .gracefulShutdownTimeoutMillis(Math.max(1000, server.drainTimeoutMs()))
+                .build();
+        p.addLast(PipelineNames.H2_CODEC, codec);
+        p.addLast(PipelineNames.H2_CONNECTION, new Http2ConnectionGuard(server.idleTimeoutMs()));
+        p.addLast(PipelineNames.H2_MULTIPLEX, new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+            @Override
+            protected void initChannel(Http2StreamChannel stream) {
+                initStream(stream);
+            }
+        }));
+    }
+
+    /** The pipeline of one HTTP/2 stream: the request path from the answer boundary on (public for tests). */
+    public void initStream(Channel stream) {
+        Http2ConnectionGuard guard = stream.parent() == null ? null
+                : (Http2ConnectionGuard) stream.parent().pipeline().get(PipelineNames.H2_CONNECTION);
+        if (guard != null) {
+            guard.streamOpened(stream);
+        }
+        // The same watermarks as a connection's: the exchange pauses its upstream past 64 KiB not yet sent.
+        stream.config().setWriteBufferWaterMark(new WriteBufferWaterMark(32 * 1024, 64 * 1024));
+        ChannelPipeline p = stream.pipeline();
+        p.addLast(PipelineNames.H2_STREAM_CODEC, streamCodec);
+        p.addLast(PipelineNames.STREAM_TIMEOUT, new StreamRequestTimeout(gateway.config().server().requestTimeoutMs()));
+        addAnswerHandlers(p, true);
+        addRequestHandlers(p);
     }
 
     private void addRequestHandlers(ChannelPipeline p) {
@@ -123,7 +243,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway.exchanges()));
         p.addLast(PipelineNames.REQUEST_VALIDATOR, new RequestValidator(gateway.exchanges()));
         p.addLast(PipelineNames.MODEL_RESOLVER, new ModelResolver(gateway.exchanges()));
-        p.addLast(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiter(), gateway.exchanges()));
+        p.addLast(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiters(), gateway.spend(), gateway.exchanges()));
         p.addLast(PipelineNames.EXCHANGE, new ExchangeStarter(gateway.routing(), gateway.planner(), gateway.exchanges()));
     }
 }

@@ -4,7 +4,10 @@ import io.modelgateway.core.exchange.GatewayRequest;
 
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.limit.Limiters;
 import io.modelgateway.core.limit.RateLimiter;
+import io.modelgateway.core.limit.SpendBudgets;
+import io.modelgateway.core.exchange.ExchangeTracer;
 import io.modelgateway.core.exchange.ExchangeObserver;
 import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.route.Routing;
@@ -30,7 +33,9 @@ public final class GatewayContext {
     private final AtomicReference<GatewayConfig> config;
     private final UpstreamPools pools;
     private final SimulatorEngines simulators = new SimulatorEngines();
-    private final RateLimiter limiter;
+    private final Limiters limiters;
+    /** Every key's spend per UTC day and month, and its budgets; outlives reloads. */
+    private final SpendBudgets spend = new SpendBudgets();
     /** Every open client connection of the API listener (for the drain at shutdown and the connection cap). */
     private final ChannelGroup connections = new DefaultChannelGroup("gateway-connections", GlobalEventExecutor.INSTANCE);
     /** The caps on client connections (total and per address), checked as each connection opens. */
@@ -48,17 +53,33 @@ public final class GatewayContext {
         this(config, pools, new RateLimiter(), ExchangeObserver.NOOP);
     }
 
+    /** Local limits only: a config with a {@code redis} block needs the server's event loops (the next constructor). */
     public GatewayContext(GatewayConfig config, UpstreamPools pools, RateLimiter limiter, ExchangeObserver observer) {
+        this(config, pools, new Limiters(limiter), observer, null);
+    }
+
+    /**
+     * @param limiters the limits; they take {@code config}'s {@code redis} block here, and each reload's in {@link #swap}
+     * @param tracer   starts every request's trace; null when tracing is off
+     */
+    public GatewayContext(GatewayConfig config, UpstreamPools pools, Limiters limiters, ExchangeObserver observer,
+            ExchangeTracer tracer) {
+        limiters.configure(config.redis());
         this.config = new AtomicReference<>(config);
         this.pools = pools;
-        this.limiter = limiter;
-        this.exchanges = new Exchanges(observer);
+        this.limiters = limiters;
+        this.exchanges = new Exchanges(observer, tracer);
         this.planner = new AttemptPlanner(pools, simulators, collectedBudget);
     }
 
-    /** The limits of every key and model; its state outlives config reloads. */
-    public RateLimiter limiter() {
-        return limiter;
+    /** The limits of every key and model (local, and shared through Redis with a {@code redis} block); outlive reloads. */
+    public Limiters limiters() {
+        return limiters;
+    }
+
+    /** Every key's spend and its budgets; its state outlives config reloads. */
+    public SpendBudgets spend() {
+        return spend;
     }
 
     public Routing routing() {
@@ -106,7 +127,12 @@ public final class GatewayContext {
         return config.get();
     }
 
+    /**
+     * Makes {@code next} the config of every request routed from now on; the limits take its {@code redis} block
+     * first (see {@link Limiters#configure}). Called by the reloader's thread, never on an event loop.
+     */
     public void swap(GatewayConfig next) {
+        limiters.configure(next.redis());
         config.set(next);
     }
 

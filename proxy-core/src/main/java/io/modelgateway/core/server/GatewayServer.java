@@ -1,5 +1,7 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.codecs.usage.InputTokenCounter;
+import io.modelgateway.core.config.ProviderType;
 import io.modelgateway.core.exchange.Transport;
 
 import io.modelgateway.core.config.GatewayConfig;
@@ -10,16 +12,23 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.modelgateway.core.limit.Limiters;
 import io.modelgateway.core.limit.RateLimiter;
 import io.modelgateway.core.observe.AccessLog;
 import io.modelgateway.core.observe.AdminServer;
 import io.modelgateway.core.observe.CompositeObserver;
 import io.modelgateway.core.exchange.ExchangeObserver;
 import io.modelgateway.core.observe.Dashboard;
+import io.modelgateway.core.observe.EventLoopAllocation;
 import io.modelgateway.core.observe.LiveStats;
 import io.modelgateway.core.observe.GatewayMetrics;
 import io.modelgateway.core.observe.MetricsResponder;
+import io.modelgateway.core.observe.KeySpends;
+import io.modelgateway.core.observe.OtelTracing;
+import io.modelgateway.core.config.KeyConfig;
+import io.modelgateway.core.limit.SpendBudgets;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
@@ -29,23 +38,39 @@ import java.util.logging.Logger;
  */
 public final class GatewayServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(GatewayServer.class.getName());
+    /**
+     * With a {@code redis} block, how long a start waits for Redis before it listens, so that the first requests
+     * meet the shared counts rather than the fallback; a Redis away at start delays it no longer than this.
+     */
+    static final Duration REDIS_AT_START = Duration.ofSeconds(2);
 
     private final EventLoopGroup group;
     private final Channel serverChannel;
     private final GatewayContext context;
     private final UpstreamPools pools;
     private final GatewayMetrics metrics;
+    private final Limiters limiters;
     private final AccessLog accessLog;
     /** Null when no admin listener is configured (then /metrics is on the API listener). */
     private final AdminServer admin;
+    /** Null when tracing is off (no {@code telemetry} block). */
+    private final OtelTracing tracing;
+    /** The API listener's TLS and the admin listener's, or null for plain HTTP. */
+    private final ServerTls tls;
+    private final ServerTls adminTls;
 
     private GatewayServer(EventLoopGroup group, Channel serverChannel, GatewayContext context, UpstreamPools pools,
-            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin) {
+            GatewayMetrics metrics, AccessLog accessLog, AdminServer admin, OtelTracing tracing, ServerTls tls,
+            ServerTls adminTls) {
+        this.tracing = tracing;
+        this.tls = tls;
+        this.adminTls = adminTls;
         this.group = group;
         this.serverChannel = serverChannel;
         this.context = context;
         this.pools = pools;
         this.metrics = metrics;
+        this.limiters = context.limiters();
         this.accessLog = accessLog;
         this.admin = admin;
     }
@@ -66,23 +91,70 @@ public final class GatewayServer implements AutoCloseable {
      */
     public static GatewayServer start(GatewayConfig config, int threads, ExchangeObserver observer)
             throws InterruptedException {
+        return start(config, threads, observer, Limiters.REDIS);
+    }
+
+    /**
+     * @param threads      event loops; 0 means one per core
+     * @param observer     an extra observer of every exchange (tests), or null
+     * @param sharedLimits makes the shared limiter of a {@code redis} block: {@link Limiters#REDIS}, or (tests) one
+     *                     on a stopped clock
+     */
+    public static GatewayServer start(GatewayConfig config, int threads, ExchangeObserver observer,
+            Limiters.SharedFactory sharedLimits) throws InterruptedException {
+        // The certificate files are read first: a bad one stops the start with a message naming the block.
+        ServerTls tls = config.tls() == null ? null : ServerTls.start(config.tls(), config.http2().enabled());
+        ServerTls adminTls = config.adminTls() == null ? null : ServerTls.start(config.adminTls(), false);
         EventLoopGroup group = Transport.newGroup(threads, "gateway");
         UpstreamPools pools = new UpstreamPools();
         GatewayMetrics metrics = new GatewayMetrics(pools::openConnections);
         // access_log and admin.listen are read once: changing them needs a restart (a reload keeps them)
         AccessLog accessLog = AccessLog.open(config.accessLog());
         metrics.accessLogDrops(accessLog::dropped);
+        EventLoopAllocation.register(metrics, group);
         // The dashboard's counters exist only with an admin listener, the one place that shows them.
         LiveStats live = config.adminListen() == null ? null : new LiveStats();
-        GatewayContext context = new GatewayContext(config, pools, new RateLimiter(),
-                CompositeObserver.of(metrics, live, accessLog, observer));
+        // The shared-state metrics appear with the first redis block (at start or by a reload), never without one.
+        Limiters limiters = new Limiters(new RateLimiter(), group, sharedLimits,
+                l -> metrics.sharedState(l::up, l::timeouts, l::connectionErrors, l::redisErrors, l::fallbacks));
+        // telemetry is read once, like access_log: a reload keeps the tracer it started with.
+        OtelTracing tracing = null;
+        GatewayContext context;
+        try {
+            tracing = config.telemetry() == null ? null : OtelTracing.open(config.telemetry());
+            context = new GatewayContext(config, pools, limiters, CompositeObserver.of(metrics, live, accessLog,
+                    observer), tracing);
+            if (config.redis() != null && !limiters.awaitUp(REDIS_AT_START)) {
+                LOG.warning("shared limits: Redis at " + config.redis().endpoint() + " not reached within "
+                        + REDIS_AT_START.toMillis() + " ms; listening anyway, the fallback decides until it answers");
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            limiters.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            pools.close();
+            accessLog.close();
+            if (tracing != null) {
+                tracing.close();
+            }
+            throw e;
+        }
         context.connectionCaps().deriveFromProcess();
+        if (config.providers().values().stream().anyMatch(p -> p.type() == ProviderType.OPENAI)) {
+            // count_tokens and translated message_start count with o200k_base (contract 5.12): loading it takes
+            // seconds, so it loads now on a thread of its own instead of on the first such request's event loop.
+            InputTokenCounter.warmUp();
+        }
         AdminServer admin = null;
         try {
             if (config.adminListen() != null) {
                 Dashboard dashboard = new Dashboard(live, context::config,
-                        now -> context.routing().states(context.config(), now), config.adminListen().isLoopback());
-                admin = new AdminServer(config.adminListen(), metrics, context::ready, dashboard).start();
+                        now -> context.routing().states(context.config(), now), config.adminListen().isLoopback())
+                        .spends(keySpends(context));
+                admin = new AdminServer(config.adminListen(), metrics, context::ready, dashboard);
+                if (adminTls != null) {
+                    admin.tls(adminTls::context);
+                }
+                admin.start();
             }
             ServerBootstrap b = new ServerBootstrap()
                     .group(group)
@@ -93,10 +165,13 @@ public final class GatewayServer implements AutoCloseable {
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
                     .childHandler(new GatewayChannelInitializer(context,
-                            admin == null ? new MetricsResponder(metrics) : null));
+                            admin == null ? new MetricsResponder(metrics) : null, tls));
             Channel ch = b.bind(config.listen().host(), config.listen().port()).sync().channel();
-            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin);
-            LOG.info("gateway listening on http://" + server.hostPort() + " (" + Transport.name() + ")"
+            GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin, tracing,
+                    tls, adminTls);
+            LOG.info("gateway listening on " + server.scheme() + "://" + server.hostPort() + " (" + Transport.name()
+                    + (tls != null ? ", TLS" + (config.http2().enabled() ? ", h2" : "") : "")
+                    + (tls == null && config.http2().cleartext() ? ", h2c" : "") + ")"
                     + (admin == null ? "" : "; admin on port " + admin.port()));
             LOG.info(context.connectionCaps().describe(config.server()));
             return server;
@@ -104,11 +179,34 @@ public final class GatewayServer implements AutoCloseable {
             if (admin != null) {
                 admin.close();
             }
+            limiters.close();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             pools.close();
             accessLog.close();
+            if (tracing != null) {
+                tracing.close();
+            }
             throw e;
         }
+    }
+
+    /** What the admin listener reports of a configured key's spend: its counts and its current config's budgets. */
+    private static KeySpends keySpends(GatewayContext context) {
+        return name -> {
+            KeyConfig key = null;
+            for (KeyConfig k : context.config().keys()) {
+                if (k.name().equals(name)) {
+                    key = k;
+                    break;
+                }
+            }
+            if (key == null) {
+                return null;
+            }
+            SpendBudgets.Spend s = context.spend().spend(name);
+            return new KeySpends.KeySpend(s.todayUsd(), s.monthUsd(), key.budget().daily(), key.budget().monthly(),
+                    s.dayResetMillis(), s.monthResetMillis());
+        };
     }
 
     private static boolean awaitClosed(ChannelGroup connections, long millis) {
@@ -132,6 +230,29 @@ public final class GatewayServer implements AutoCloseable {
         InetSocketAddress a = (InetSocketAddress) serverChannel.localAddress();
         String host = a.getAddress().getHostAddress();
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** {@code https} on a TLS listener, {@code http} otherwise. */
+    public String scheme() {
+        return tls == null ? "http" : "https";
+    }
+
+    /** The API listener's TLS, or null. */
+    public ServerTls tls() {
+        return tls;
+    }
+
+    /**
+     * Looks at the certificate files of both listeners and installs a new context for new connections where they
+     * changed (a bad pair is refused with a log line, the old one stays). Blocking: the reload thread calls it.
+     */
+    public void checkCertificates() {
+        if (tls != null) {
+            tls.check();
+        }
+        if (adminTls != null) {
+            adminTls.check();
+        }
     }
 
     public GatewayContext context() {
@@ -168,11 +289,16 @@ public final class GatewayServer implements AutoCloseable {
             connections.forEach(ch -> ch.pipeline().fireUserEventTriggered(StreamGuard.DRAIN_DEADLINE));
             awaitClosed(connections, 2000);
         }
+        // The requests ended by the drain sent their settlements to Redis; they land before the loops stop.
+        limiters.close();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         pools.close();
         if (admin != null) {
             admin.close();
         }
         accessLog.close(); // after the loops stopped: every exchange's line is queued by now
+        if (tracing != null) {
+            tracing.close(); // likewise: every span has ended; what is queued is exported now
+        }
     }
 }

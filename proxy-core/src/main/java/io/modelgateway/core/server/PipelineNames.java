@@ -2,6 +2,19 @@ package io.modelgateway.core.server;
 
 /** Every handler's name in the server pipeline, in pipeline order. */
 public final class PipelineNames {
+    /** TLS listener: the TLS handler, then the ALPN step that builds the protocol's pipeline. */
+    public static final String TLS = "tls";
+    public static final String ALPN = "alpn";
+    /** Plain listener with h2c: picks HTTP/2 or HTTP/1.1 by the first bytes. */
+    public static final String H2C_DETECTOR = "h2c-detector";
+    /** HTTP/2 connection. */
+    public static final String H2_CODEC = "h2-codec";
+    public static final String H2_CONNECTION = "h2-connection";
+    public static final String H2_MULTIPLEX = "h2-multiplex";
+    /** HTTP/2 stream, before the answer boundary. */
+    public static final String H2_STREAM_CODEC = "h2-stream-codec";
+    public static final String STREAM_TIMEOUT = "stream-timeout";
+    /** HTTP/1.1 connection. */
     public static final String REQUEST_TIMEOUTS = "request-timeouts";
     public static final String HTTP_CODEC = "http-codec";
     public static final String ANSWER_BOUNDARY = "answer-boundary";

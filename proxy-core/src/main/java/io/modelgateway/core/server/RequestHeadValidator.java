@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Iterator;
 
@@ -27,12 +28,38 @@ import java.util.Iterator;
  * {@link Refusal} (the body aggregator passes such a request on at once, without its body), and the request router
  * answers it in the style of its path, then closes the connection. Everything after that request on the connection
  * is released unread, as the codec does after a malformed request. Event-loop confined; one per connection.
+ *
+ * <p>On an HTTP/2 stream the request comes from the frame codec as HTTP/1.1: its version always passes, the
+ * authority is in {@code :authority} (turned into {@code Host}), which HTTP/2 does not require, and a {@code Host}
+ * sent besides it must name the same authority. The extension headers the conversion adds
+ * ({@code x-http2-stream-id}, {@code x-http2-scheme}, …) are removed, so nothing downstream (a
+ * {@code forward_headers} glob) sees them. Closing "the connection" after a refusal then resets the stream only.
  */
 public final class RequestHeadValidator extends ChannelInboundHandlerAdapter {
+    private static final CharSequence[] HTTP2_EXTENSION_HEADERS = {
+            HttpConversionUtil.ExtensionHeaderNames.STREAM_ID.text(),
+            HttpConversionUtil.ExtensionHeaderNames.SCHEME.text(),
+            HttpConversionUtil.ExtensionHeaderNames.PATH.text(),
+            HttpConversionUtil.ExtensionHeaderNames.STREAM_PROMISE_ID.text(),
+            HttpConversionUtil.ExtensionHeaderNames.STREAM_DEPENDENCY_ID.text(),
+            HttpConversionUtil.ExtensionHeaderNames.STREAM_WEIGHT.text()};
+
+    /** The requests come from an HTTP/2 stream. */
+    private final boolean http2Stream;
     /** A refused request is on its way up and its body is still arriving. */
     private boolean refusedInProgress;
     /** The refused request was passed whole: drop whatever the client sends after it. */
     private boolean discarding;
+
+    /** On an HTTP/1.x connection. */
+    public RequestHeadValidator() {
+        this(false);
+    }
+
+    /** @param http2Stream the requests come from an HTTP/2 stream (see above) */
+    public RequestHeadValidator(boolean http2Stream) {
+        this.http2Stream = http2Stream;
+    }
 
     /** Why a head was refused; the router turns it into the answer. */
     public static final class Refusal extends RuntimeException {
@@ -55,7 +82,7 @@ public final class RequestHeadValidator extends ChannelInboundHandlerAdapter {
             return;
         }
         if (msg instanceof HttpRequest request && request.decoderResult().isSuccess()) {
-            GatewayError error = check(request);
+            GatewayError error = http2Stream ? checkHttp2(request) : check(request);
             if (error != null) {
                 request.setDecoderResult(DecoderResult.failure(new Refusal(error)));
                 request.headers().remove(HttpHeaderNames.EXPECT); // no 100 Continue for a request refused
@@ -90,6 +117,29 @@ public final class RequestHeadValidator extends ChannelInboundHandlerAdapter {
             String originForm = originForm(uri);
             if (originForm != null) {
                 request.setUri(originForm);
+            }
+        }
+        return null;
+    }
+
+    /** The refusal of a head that came from an HTTP/2 stream, or null; its extension headers are removed. */
+    static GatewayError checkHttp2(HttpRequest request) {
+        for (CharSequence name : HTTP2_EXTENSION_HEADERS) {
+            request.headers().remove(name);
+        }
+        Iterator<? extends CharSequence> hosts = request.headers().valueCharSequenceIterator(HttpHeaderNames.HOST);
+        CharSequence first = null;
+        while (hosts.hasNext()) {
+            CharSequence host = hosts.next();
+            if (!validAuthority(host)) {
+                return GatewayError.invalid("The :authority (or Host) is not a valid host[:port].", null,
+                        "invalid_request");
+            }
+            if (first == null) {
+                first = host;
+            } else if (!io.netty.util.AsciiString.contentEqualsIgnoreCase(first, host)) {
+                return GatewayError.invalid("Host names another authority than :authority.", null,
+                        "invalid_request");
             }
         }
         return null;

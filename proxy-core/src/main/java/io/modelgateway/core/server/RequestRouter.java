@@ -88,6 +88,11 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
                         Unpooled.wrappedBuffer(body), requestId, keepAlive);
                 return;
             }
+            if (method == HttpMethod.HEAD && (path.equals("/") || path.equals("/api"))) {
+                // Claude Code's start-up probe of a gateway's base URL: 200, no body, no key needed.
+                HttpResponses.sendJson(ctx, HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER, requestId, keepAlive);
+                return;
+            }
             Endpoint endpoint = Endpoint.forPath(path);
             if (endpoint == null && !path.equals(MODELS_PATH)) {
                 HttpResponses.sendError(ctx, style, new GatewayError(ErrorKind.NOT_FOUND,
@@ -108,7 +113,7 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
             }
             GatewayRequest gr = new GatewayRequest(request, endpoint, style, requestId, keepAlive, start);
             gr.config(cfg);
-            exchanges.observer().started(gr.record());
+            exchanges.begin(gr);
             ResponseObserver responses = (ResponseObserver) ctx.pipeline().get(PipelineNames.RESPONSE_OBSERVER);
             if (responses != null) {
                 responses.expect(gr.record());

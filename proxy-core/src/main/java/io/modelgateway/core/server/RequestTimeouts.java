@@ -59,14 +59,24 @@ public final class RequestTimeouts extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        if (ctx.channel().isActive()) {
+            start(); // added once the protocol was chosen (after a TLS handshake or the h2c detector)
+        }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        start();
+        ctx.fireChannelActive();
+    }
+
+    private void start() {
+        if (ticker != null || timedOut) {
+            return;
+        }
         idleSince = System.nanoTime();
         long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(requestTimeoutNanos, idleTimeoutNanos) / 4);
         ticker = ctx.executor().scheduleAtFixedRate(this::check, tick, tick, TimeUnit.NANOSECONDS);
-        ctx.fireChannelActive();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.RequestPeek;
@@ -34,7 +35,7 @@ public final class RequestValidator extends RequestStep {
     protected GatewayError check(GatewayRequest request) {
         Endpoint endpoint = request.endpoint();
         boolean systemRole = false;
-        if (endpoint == Endpoint.MESSAGES) {
+        if (endpoint.style() == ApiStyle.ANTHROPIC) {
             GatewayError versionError = checkVersion(request);
             if (versionError != null) {
                 return versionError;

@@ -125,9 +125,9 @@ final class ChatResponder {
         long created = System.currentTimeMillis() / 1000;
         Map<String, String> headers = SimErrors.idHeaders(ApiStyle.OPENAI, SimErrors.requestId());
         if (stream) {
-            return stream(id, created, model, turns, promptTokens, includeUsage).build(plan, headers);
+            return stream(id, created, model, turns, promptTokens, includeUsage, plan).build(plan, headers);
         }
-        return plan.nonStream(ApiStyle.OPENAI, headers, body(id, created, model, turns, promptTokens));
+        return plan.nonStream(ApiStyle.OPENAI, headers, body(id, created, model, turns, promptTokens, plan));
     }
 
     private static boolean effortOff(String effort) {
@@ -248,7 +248,8 @@ final class ChatResponder {
         };
     }
 
-    private static byte[] body(String id, long created, String model, List<Turn> turns, int promptTokens) {
+    private static byte[] body(String id, long created, String model, List<Turn> turns, int promptTokens,
+            RequestPlan plan) {
         JsonBytes b = new JsonBytes(512);
         b.raw("{\"id\":").str(id).raw(",\"object\":\"chat.completion\",\"created\":").num(created)
                 .raw(",\"model\":").str(model).raw(",\"system_fingerprint\":null,\"choices\":[");
@@ -279,25 +280,34 @@ final class ChatResponder {
             b.raw("},\"logprobs\":null,\"finish_reason\":").str(finishReason(t.finish)).raw("}");
         }
         b.raw("],\"usage\":");
-        usage(b, turns, promptTokens);
+        usage(b, turns, promptTokens, plan);
         return b.raw("}").toBytes();
     }
 
-    private static void usage(JsonBytes b, List<Turn> turns, int promptTokens) {
+    /**
+     * {@code prompt_tokens} includes the cache reads and writes asked for ({@link RequestPlan}), with the reads in
+     * {@code prompt_tokens_details.cached_tokens} and the writes in {@code cache_write_tokens} (contract 8.8).
+     */
+    private static void usage(JsonBytes b, List<Turn> turns, int promptTokens, RequestPlan plan) {
         long completion = 0;
-        long reasoning = 0;
+        long thinking = 0;
         for (Turn t : turns) {
             completion += t.outputTokens;
-            reasoning += t.thinkingTokens;
+            thinking += t.thinkingTokens;
         }
-        b.raw("{\"prompt_tokens\":").num(promptTokens).raw(",\"completion_tokens\":").num(completion)
-                .raw(",\"total_tokens\":").num(promptTokens + completion)
-                .raw(",\"prompt_tokens_details\":{\"cached_tokens\":0},\"completion_tokens_details\":{\"reasoning_tokens\":")
-                .num(reasoning).raw("}}");
+        long prompt = promptTokens + plan.cachedTokens() + plan.cacheWriteTokens();
+        b.raw("{\"prompt_tokens\":").num(prompt).raw(",\"completion_tokens\":").num(completion)
+                .raw(",\"total_tokens\":").num(prompt + completion)
+                .raw(",\"prompt_tokens_details\":{\"cached_tokens\":").num(plan.cachedTokens());
+        if (plan.cacheWriteTokens() > 0) {
+            b.raw(",\"cache_write_tokens\":").num(plan.cacheWriteTokens());
+        }
+        b.raw("},\"completion_tokens_details\":{\"reasoning_tokens\":").num(plan.reasoningOf(completion, thinking))
+                .raw("}}");
     }
 
     private static StreamDraft stream(String id, long created, String model, List<Turn> turns, int promptTokens,
-                                      boolean includeUsage) {
+                                      boolean includeUsage, RequestPlan plan) {
         JsonBytes b = new JsonBytes(256);
         byte[] head = b.raw("data: {\"id\":").str(id).raw(",\"object\":\"chat.completion.chunk\",\"created\":")
                 .num(created).raw(",\"model\":").str(model).raw(",\"system_fingerprint\":null,\"choices\":[").toBytes();
@@ -348,7 +358,7 @@ final class ChatResponder {
         }
         if (includeUsage) {
             JsonBytes u = new JsonBytes(256).raw(head).raw("],\"usage\":");
-            usage(u, turns, promptTokens);
+            usage(u, turns, promptTokens, plan);
             draft.add(u.raw("}\n\n").toBytes(), false);
         }
         draft.add("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII), false);

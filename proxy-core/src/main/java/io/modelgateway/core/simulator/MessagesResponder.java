@@ -118,9 +118,31 @@ final class MessagesResponder {
         String id = "msg_" + new Prng(ThreadLocalRandom.current().nextLong()).base62(24);
         Map<String, String> headers = SimErrors.idHeaders(ApiStyle.ANTHROPIC, SimErrors.requestId());
         if (stream) {
-            return stream(id, model, turn, inputTokens).build(plan, headers);
+            return stream(id, model, turn, inputTokens, plan).build(plan, headers);
         }
-        return plan.nonStream(ApiStyle.ANTHROPIC, headers, body(id, model, turn, inputTokens));
+        return plan.nonStream(ApiStyle.ANTHROPIC, headers, body(id, model, turn, inputTokens, plan));
+    }
+
+    /**
+     * {@code POST /v1/messages/count_tokens}: {@code {"input_tokens": N}}, every input token the same body would
+     * report in a messages answer (uncached, and the cache reads and writes asked for). No generation, no pacing.
+     */
+    SimulatedResponse countTokens(JsonNode root, RequestPlan plan) {
+        RequestReader r = new RequestReader(ApiStyle.ANTHROPIC);
+        r.requireString(root, "model", "model");
+        JsonNode messages = r.requireNonEmptyArray(root, "messages", "messages");
+        long inputBytes = 0;
+        for (int i = 0; i < messages.size(); i++) {
+            JsonNode m = messages.get(i);
+            if (!m.isObject()) {
+                throw r.type(r.index("messages", i), "an object");
+            }
+            inputBytes += RequestReader.textBytes(RequestReader.get(m, "content"));
+        }
+        inputBytes += RequestReader.textBytes(RequestReader.get(root, "system"));
+        long tokens = RequestReader.tokensFor(inputBytes) + plan.cachedTokens() + plan.cacheWriteTokens();
+        byte[] body = new JsonBytes(32).raw("{\"input_tokens\":").num(tokens).raw("}").toBytes();
+        return SimulatedResponse.full(200, SimErrors.idHeaders(ApiStyle.ANTHROPIC, SimErrors.requestId()), 0, body);
     }
 
     private static boolean hasToolResult(JsonNode content) {
@@ -233,7 +255,7 @@ final class MessagesResponder {
         };
     }
 
-    private static byte[] body(String id, String model, Turn t, int inputTokens) {
+    private static byte[] body(String id, String model, Turn t, int inputTokens, RequestPlan plan) {
         JsonBytes b = new JsonBytes(512);
         b.raw("{\"id\":").str(id).raw(",\"type\":\"message\",\"role\":\"assistant\",\"model\":").str(model)
                 .raw(",\"content\":[");
@@ -253,18 +275,32 @@ final class MessagesResponder {
         }
         b.raw("],\"stop_reason\":").str(stopReason(t.finish)).raw(",\"stop_sequence\":").str(t.stopSequence)
                 .raw(",\"usage\":{\"input_tokens\":").num(inputTokens)
-                .raw(",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":")
-                .num(t.outputTokens).raw("}}");
-        return b.toBytes();
+                .raw(",\"cache_creation_input_tokens\":").num(plan.cacheWriteTokens())
+                .raw(",\"cache_read_input_tokens\":").num(plan.cachedTokens())
+                .raw(",\"output_tokens\":").num(t.outputTokens);
+        thinkingTokens(b, t, plan);
+        return b.raw("}}").toBytes();
     }
 
-    private static StreamDraft stream(String id, String model, Turn t, int inputTokens) {
+    /**
+     * {@code output_tokens_details.thinking_tokens} when reasoning tokens were asked for ({@link RequestPlan}):
+     * Anthropic's own breakdown of {@code output_tokens} (contract 8.8).
+     */
+    private static void thinkingTokens(JsonBytes b, Turn t, RequestPlan plan) {
+        if (plan.reasoningTokens() >= 0) {
+            b.raw(",\"output_tokens_details\":{\"thinking_tokens\":")
+                    .num(plan.reasoningOf(t.outputTokens, 0)).raw("}");
+        }
+    }
+
+    private static StreamDraft stream(String id, String model, Turn t, int inputTokens, RequestPlan plan) {
         StreamDraft d = new StreamDraft(ApiStyle.ANTHROPIC);
         JsonBytes b = new JsonBytes(512);
         d.add(b.raw("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":").str(id)
                 .raw(",\"type\":\"message\",\"role\":\"assistant\",\"model\":").str(model)
                 .raw(",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":")
-                .num(inputTokens).raw(",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":")
+                .num(inputTokens).raw(",\"cache_creation_input_tokens\":").num(plan.cacheWriteTokens())
+                .raw(",\"cache_read_input_tokens\":").num(plan.cachedTokens()).raw(",\"output_tokens\":")
                 .num(Math.min(1, t.outputTokens)).raw("}}}\n\n").toBytes(), false);
         d.add(PING, false);
         int index = 0;
@@ -293,9 +329,11 @@ final class MessagesResponder {
             }
             d.add(blockStop(b, index++), false);
         }
-        d.add(b.reset().raw("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":")
+        b.reset().raw("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":")
                 .str(stopReason(t.finish)).raw(",\"stop_sequence\":").str(t.stopSequence)
-                .raw("},\"usage\":{\"output_tokens\":").num(t.outputTokens).raw("}}\n\n").toBytes(), false);
+                .raw("},\"usage\":{\"output_tokens\":").num(t.outputTokens);
+        thinkingTokens(b, t, plan);
+        d.add(b.raw("}}\n\n").toBytes(), false);
         d.add(MESSAGE_STOP, false);
         return d;
     }

@@ -16,8 +16,23 @@ import java.util.Map;
  * then nothing, the connection left open ({@link SimulatedResponse#stallAtEnd()}); {@code malformed}
  * sends the first half of the real body as a complete 200 answer. When several endings are set the
  * smaller count wins, {@code error_after} then {@code cut_after} on a tie — the same rule as in streams.
+ *
+ * <p>Token types ({@code x-sim-cached-tokens}, {@code x-sim-cache-write-tokens}, {@code x-sim-reasoning-tokens}):
+ * the answer's usage reports that many input tokens read from and written to the prompt cache (on top of the
+ * uncached input the simulator counts) and that many of its output tokens as reasoning, in the style's own fields
+ * (contract 8.8); {@code reasoningTokens} is -1 when not asked for.
  */
-record RequestPlan(long ttftMs, double tokensPerSecond, Integer outputTokens, FaultSpec fault) {
+record RequestPlan(long ttftMs, double tokensPerSecond, Integer outputTokens, FaultSpec fault, long cachedTokens,
+        long cacheWriteTokens, long reasoningTokens) {
+
+    RequestPlan(long ttftMs, double tokensPerSecond, Integer outputTokens, FaultSpec fault) {
+        this(ttftMs, tokensPerSecond, outputTokens, fault, 0, 0, -1);
+    }
+
+    /** The reasoning part of {@code output} output tokens: as asked for (at most the output), else {@code dflt}. */
+    long reasoningOf(long output, long dflt) {
+        return reasoningTokens < 0 ? dflt : Math.min(reasoningTokens, output);
+    }
 
     /** How an answer ends: as generated, with the style's error, cut (connection closed), or stalled (left open). */
     enum Ending { COMPLETE, ERROR, CUT, STALL }

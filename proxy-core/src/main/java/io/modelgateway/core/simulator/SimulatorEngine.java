@@ -36,6 +36,12 @@ public final class SimulatorEngine {
     public static final String HEADER_TPS = "x-sim-tps";
     public static final String HEADER_OUTPUT_TOKENS = "x-sim-output-tokens";
     public static final String HEADER_FAULT = "x-sim-fault";
+    /** Input tokens the answer reports as read from the prompt cache (contract 8.8). */
+    public static final String HEADER_CACHED_TOKENS = "x-sim-cached-tokens";
+    /** Input tokens the answer reports as written to the prompt cache. */
+    public static final String HEADER_CACHE_WRITE_TOKENS = "x-sim-cache-write-tokens";
+    /** Output tokens the answer reports as reasoning (at most its output). */
+    public static final String HEADER_REASONING_TOKENS = "x-sim-reasoning-tokens";
 
     static final JsonFactory JSON = JsonFactory.builder().enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
     static final ObjectMapper MAPPER = new ObjectMapper(JSON)
@@ -85,6 +91,7 @@ public final class SimulatorEngine {
                 case CHAT_COMPLETIONS -> chat.answer(root, plan);
                 case EMBEDDINGS -> embeddings.answer(root, plan);
                 case MESSAGES -> messages.answer(root, plan, headers.apply("anthropic-version"));
+                case COUNT_TOKENS -> messages.countTokens(root, plan);
             };
         } catch (SimRequestException e) {
             return SimErrors.response(style, e);
@@ -145,7 +152,23 @@ public final class SimulatorEngine {
                 throw badHeader(HEADER_FAULT, e.getMessage());
             }
         }
-        return new RequestPlan(ttftMs, tps, outputTokens, fault);
+        long cached = tokenHeader(header, HEADER_CACHED_TOKENS, 0);
+        long cacheWrite = tokenHeader(header, HEADER_CACHE_WRITE_TOKENS, 0);
+        long reasoning = tokenHeader(header, HEADER_REASONING_TOKENS, -1);
+        return new RequestPlan(ttftMs, tps, outputTokens, fault, cached, cacheWrite, reasoning);
+    }
+
+    /** A token-type header: a whole number in 0..1000000, or {@code absent} when there is none. */
+    private static long tokenHeader(Function<String, String> header, String name, long absent) {
+        String v = header.apply(name);
+        if (v == null) {
+            return absent;
+        }
+        long n = parseLong(name, v);
+        if (n < 0 || n > 1_000_000) {
+            throw badHeader(name, "expected a whole number in 0..1000000");
+        }
+        return n;
     }
 
     private static long parseLong(String name, String v) {

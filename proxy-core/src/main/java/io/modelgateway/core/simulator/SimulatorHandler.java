@@ -107,6 +107,7 @@ final class SimulatorHandler extends ChannelInboundHandlerAdapter {
             case "/v1/chat/completions" -> Endpoint.CHAT_COMPLETIONS;
             case "/v1/embeddings" -> Endpoint.EMBEDDINGS;
             case "/v1/messages" -> Endpoint.MESSAGES;
+            case "/v1/messages/count_tokens" -> Endpoint.COUNT_TOKENS;
             default -> null;
         };
         if (endpoint == null) {

@@ -59,6 +59,16 @@ public final class SimulatorServer implements AutoCloseable {
      */
     public static SimulatorServer start(String host, int port, SimulatorSettings defaults, String requiredApiKey,
                                         Consumer<FullHttpRequest> observer) throws InterruptedException {
+        return start(host, port, defaults, requiredApiKey, observer, null);
+    }
+
+    /**
+     * As above, served over TLS with {@code tls} (a server context, e.g. from {@link #tlsContext}), or plain HTTP
+     * when null: an {@code https} upstream for the gateway's tests and benchmarks.
+     */
+    public static SimulatorServer start(String host, int port, SimulatorSettings defaults, String requiredApiKey,
+                                        Consumer<FullHttpRequest> observer, io.netty.handler.ssl.SslContext tls)
+            throws InterruptedException {
         SimulatorEngine engine = new SimulatorEngine(Objects.requireNonNull(defaults, "defaults"));
         EventLoopGroup group = Transport.newGroup(0, "simulator");
         ChannelGroup channels = new DefaultChannelGroup("simulator", GlobalEventExecutor.INSTANCE);
@@ -72,6 +82,9 @@ public final class SimulatorServer implements AutoCloseable {
                     protected void initChannel(Channel ch) {
                         channels.add(ch);
                         ChannelPipeline p = ch.pipeline();
+                        if (tls != null) {
+                            p.addLast("tls", tls.newHandler(ch.alloc()));
+                        }
                         p.addLast(CODEC, new HttpServerCodec());
                         p.addLast(AGGREGATOR, new HttpObjectAggregator(MAX_BODY_BYTES));
                         p.addLast(SimulatorHandler.NAME, new SimulatorHandler(engine, requiredApiKey, observer));
@@ -87,6 +100,16 @@ public final class SimulatorServer implements AutoCloseable {
             // sync() rethrows checked bind failures (e.g. BindException) undeclared.
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw new IllegalStateException("simulator: cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A TLS server context from a PEM certificate chain and PKCS#8 key file (HTTP/1.1 only). */
+    public static io.netty.handler.ssl.SslContext tlsContext(java.io.File certChain, java.io.File key) {
+        try {
+            return io.netty.handler.ssl.SslContextBuilder.forServer(certChain, key).build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IllegalStateException("simulator: cannot use the certificate " + certChain + " and key " + key
+                    + ": " + e.getMessage(), e);
         }
     }
 

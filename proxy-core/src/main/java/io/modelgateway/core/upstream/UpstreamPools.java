@@ -12,6 +12,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.modelgateway.core.config.UpstreamTls;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -29,6 +30,7 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.List;
 import javax.net.ssl.SSLException;
 
 /**
@@ -59,7 +61,8 @@ public final class UpstreamPools implements AutoCloseable {
             return new HashMap<>();
         }
     };
-    private final Map<String, SslContext> tls = new ConcurrentHashMap<>();
+    /** One client context per origin and per way of checking it (a provider's {@code ca_file}, {@code insecure_skip_verify}). */
+    private final Map<List<Object>, SslContext> tls = new ConcurrentHashMap<>();
     /** Open upstream connections, in use or idle, on all loops (read by the metrics scrape, any thread). */
     private final LongAdder open = new LongAdder();
     private final DnsAddressResolverGroup resolver = new DnsAddressResolverGroup(
@@ -156,7 +159,8 @@ public final class UpstreamPools implements AutoCloseable {
         boolean https = "https".equalsIgnoreCase(base.getScheme());
         String host = base.getHost();
         int port = port(base);
-        SslContext ssl = https ? tls.computeIfAbsent(origin, o -> newSslContext()) : null;
+        SslContext ssl = https ? tls.computeIfAbsent(List.of(origin, provider.tls()), k -> newSslContext(provider.tls()))
+                : null;
         Bootstrap b = new Bootstrap()
                 .group(loop)
                 .channel(Transport.socketChannel())
@@ -191,11 +195,26 @@ public final class UpstreamPools implements AutoCloseable {
         return promise;
     }
 
-    private static SslContext newSslContext() {
+    /**
+     * A client context: the chain checked against the JDK's trust store or the provider's {@code ca_file}, and the
+     * host name against the certificate (HTTPS endpoint identification); with {@code insecure_skip_verify}, neither
+     * (warned at every config load).
+     */
+    static SslContext newSslContext(UpstreamTls upstream) {
         try {
-            return SslContextBuilder.forClient()
+            SslContextBuilder b = SslContextBuilder.forClient()
                     .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
-                    .build();
+                    .protocols("TLSv1.3", "TLSv1.2");
+            if (upstream.insecureSkipVerify()) {
+                b.trustManager(io.netty.handler.ssl.util.InsecureTrustManagerFactory.INSTANCE)
+                        .endpointIdentificationAlgorithm(null);
+            } else {
+                if (upstream.caFile() != null) {
+                    b.trustManager(upstream.trusted().toArray(new java.security.cert.X509Certificate[0]));
+                }
+                b.endpointIdentificationAlgorithm("HTTPS");
+            }
+            return b.build();
         } catch (SSLException e) {
             throw new IllegalStateException("cannot build the TLS client context", e);
         }

@@ -54,6 +54,9 @@ final class UpstreamRequests {
             h.set(target.extraNames[i], target.extraValues[i]);
         }
         AnthropicHeaders.add(h, provider, request);
+        if (request.trace() != null) {
+            request.trace().inject(h); // after forward_headers: the gateway's own span is the upstream's parent
+        }
         if (target.credentialName != null) {
             h.set(target.credentialName, target.credentialValue);
         }

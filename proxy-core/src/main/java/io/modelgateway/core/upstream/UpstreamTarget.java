@@ -56,7 +56,11 @@ public final class UpstreamTarget {
     UpstreamTarget(ProviderConfig provider) {
         this.provider = provider;
         URI base = provider.baseUrl();
-        this.origin = UpstreamPools.origin(base);
+        // Connections are pooled per origin and per way their certificate was checked: a connection a provider
+        // with insecure_skip_verify (or its own ca_file) opened is never reused by one that checks otherwise.
+        this.origin = UpstreamPools.origin(base) + (provider.tls().equals(io.modelgateway.core.config.UpstreamTls.DEFAULT)
+                ? "" : " tls=" + (provider.tls().insecureSkipVerify() ? "insecure"
+                : provider.tls().caFile() + "#" + provider.tls().trusted().hashCode()));
         int port = UpstreamPools.port(base);
         boolean defaultPort = port == ("https".equalsIgnoreCase(base.getScheme()) ? 443 : 80);
         HttpHeaders checked = new DefaultHttpHeaders(); // validating: throws on a bad name or value

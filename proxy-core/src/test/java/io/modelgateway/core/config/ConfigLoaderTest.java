@@ -226,7 +226,7 @@ class ConfigLoaderTest {
         assertError(withKeys("modles: {}"))
                 .hasMessage("modles: unknown field (did you mean models?); allowed: listen, max_body_bytes,"
                         + " development_key, keys, providers, models, access_log, admin, reload, server, upstream_limits,"
-                        + " redis (test.yaml:5)");
+                        + " redis, telemetry, tls, http2 (test.yaml:5)");
     }
 
     @Test
@@ -949,7 +949,7 @@ class ConfigLoaderTest {
         assertError(withKeys("admin:", "  listen: localhost") + SIM_MODEL)
                 .hasMessage("admin.listen: expected host:port, e.g. 127.0.0.1:8080 (test.yaml:6)");
         assertError(withKeys("admin:", "  lisen: 127.0.0.1:9091") + SIM_MODEL)
-                .hasMessage("admin.lisen: unknown field (did you mean listen?); allowed: listen, key (test.yaml:6)");
+                .hasMessage("admin.lisen: unknown field (did you mean listen?); allowed: listen, key, tls (test.yaml:6)");
         assertError(withKeys("admin: 127.0.0.1:9091") + SIM_MODEL)
                 .hasMessage("admin: must be a mapping of fields, not a string (test.yaml:5)");
         assertError(withKeys("listen: 0.0.0.0:8080", "admin: {listen: '127.0.0.1:8080'}") + SIM_MODEL)
@@ -996,7 +996,70 @@ class ConfigLoaderTest {
                 .hasMessage("admin.key: must be an environment reference such as ${ADMIN_KEY} or sha256:<hex>, not a"
                         + " number (test.yaml:7)");
         assertError(withKeys("admin:", "  listen: 127.0.0.1:9091", "  kee: x") + SIM_MODEL)
-                .hasMessage("admin.kee: unknown field (did you mean key?); allowed: listen, key (test.yaml:7)");
+                .hasMessage("admin.kee: unknown field (did you mean key?); allowed: listen, key, tls (test.yaml:7)");
+    }
+
+    // ---- tls, admin.tls, http2, a provider's ca_file / insecure_skip_verify
+
+    @Test
+    void parse_tls_andAdminTls_andHttp2(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path crt = java.nio.file.Files.writeString(dir.resolve("a.crt"), "x");
+        java.nio.file.Path key = java.nio.file.Files.writeString(dir.resolve("a.key"), "x");
+        GatewayConfig c = parse(withKeys("tls:", "  cert_file: " + crt, "  key_file: " + key, "  key_password: pw",
+                "admin:", "  listen: 127.0.0.1:9091", "  tls: {cert_file: " + crt + ", key_file: " + key + "}",
+                "http2:", "  max_concurrent_streams: 50", "  max_header_list_size: 8192") + SIM_MODEL);
+        assertThat(c.tls()).isEqualTo(new TlsConfig(crt, key, "pw", "tls"));
+        assertThat(c.tls().toString()).doesNotContain("pw");
+        assertThat(c.adminTls()).isEqualTo(new TlsConfig(crt, key, null, "admin.tls"));
+        assertThat(c.http2()).isEqualTo(new Http2Config(true, false, 50, 8192));
+        assertThat(parse(withKeys("http2: {cleartext: true}") + SIM_MODEL).http2().cleartext()).isTrue();
+        assertThat(parse(withKeys() + SIM_MODEL).http2()).isEqualTo(Http2Config.DEFAULT);
+        assertThat(parse(withKeys() + SIM_MODEL).tls()).isNull();
+    }
+
+    @Test
+    void parse_badTls_andHttp2_refused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path crt = java.nio.file.Files.writeString(dir.resolve("a.crt"), "x");
+        assertError(withKeys("tls:", "  cert_file: " + crt) + SIM_MODEL)
+                .hasMessage("tls.key_file: is required (test.yaml:6)");
+        assertError(withKeys("tls:", "  cert_file: " + crt, "  key_file: " + dir.resolve("none.key")) + SIM_MODEL)
+                .hasMessage("tls.key_file: '" + dir.resolve("none.key") + "' does not exist (test.yaml:7)");
+        assertError(withKeys("tls:", "  cert_file: " + crt, "  key_file: " + crt, "  ciphers: x") + SIM_MODEL)
+                .hasMessage("tls.ciphers: unknown field; allowed: cert_file, key_file, key_password (test.yaml:8)");
+        assertError(withKeys("admin:", "  tls: {cert_file: " + crt + ", key_file: " + crt + "}") + SIM_MODEL)
+                .hasMessage("admin.tls: needs admin.listen: it is that listener's TLS (test.yaml:6)");
+        assertError(withKeys("tls: {cert_file: " + crt + ", key_file: " + crt + "}", "http2: {cleartext: true}")
+                + SIM_MODEL).hasMessageStartingWith("http2.cleartext: is for a plain listener");
+        assertError(withKeys("http2: {enabled: false, cleartext: true}") + SIM_MODEL)
+                .hasMessage("http2.cleartext: needs http2.enabled: true (test.yaml:5)");
+        assertError(withKeys("http2: {max_concurrent_streams: 0}") + SIM_MODEL)
+                .hasMessageStartingWith("http2.max_concurrent_streams: ");
+        assertError(withKeys("http2: {max_header_list_size: 100}") + SIM_MODEL)
+                .hasMessageStartingWith("http2.max_header_list_size: ");
+    }
+
+    @Test
+    void parse_providerUpstreamTls(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        io.modelgateway.core.testing.TestCertificates certs =
+                io.modelgateway.core.testing.TestCertificates.newAuthority(dir, "config");
+        String https = "providers:\n  up:\n    type: openai\n    base_url: https://127.0.0.1:1/v1\n";
+        String model = "models:\n  m:\n    deployments: [{provider: up}]\n";
+        ProviderConfig p = parse(withKeys() + https + "    ca_file: " + certs.caFile() + "\n" + model)
+                .providers().get("up");
+        assertThat(p.tls().caFile()).isEqualTo(certs.caFile());
+        assertThat(p.tls().trusted()).hasSize(1);
+        assertThat(p.tls().insecureSkipVerify()).isFalse();
+        assertThat(parse(withKeys() + https + model).providers().get("up").tls()).isEqualTo(UpstreamTls.DEFAULT);
+        assertThat(parse(withKeys() + https + "    insecure_skip_verify: true\n" + model).providers().get("up").tls()
+                .insecureSkipVerify()).isTrue();
+        java.nio.file.Path junk = java.nio.file.Files.writeString(dir.resolve("junk.pem"), "not a certificate");
+        assertError(withKeys() + https + "    ca_file: " + junk + "\n" + model)
+                .hasMessageStartingWith("providers.up.ca_file: '" + junk + "' holds no");
+        assertError(withKeys() + https + "    ca_file: " + certs.caFile() + "\n    insecure_skip_verify: true\n"
+                + model).hasMessageStartingWith("providers.up.insecure_skip_verify: contradicts ca_file");
+        assertError(withKeys() + "providers:\n  up:\n    type: openai\n    base_url: http://127.0.0.1:1/v1\n"
+                + "    ca_file: " + certs.caFile() + "\n" + model)
+                .hasMessage("providers.up.ca_file: only used with an https base_url (test.yaml:9)");
     }
 
     @Test

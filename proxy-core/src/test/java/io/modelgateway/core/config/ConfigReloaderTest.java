@@ -212,6 +212,23 @@ class ConfigReloaderTest {
     }
 
     @Test
+    void edit_tlsOrHttp2Changed_theListenersKeepWhatTheyStartedWith_restApplies() throws Exception {
+        Path crt = Files.writeString(file.resolveSibling("a.crt"), "x");
+        Path key = Files.writeString(file.resolveSibling("a.key"), "x");
+        GatewayConfig running = write(config("chat-a", "tls: {cert_file: '" + crt + "', key_file: '" + key + "'}"));
+        reloader = new ConfigReloader(file, ENV, null, running, applied::add);
+
+        Files.writeString(file, config("chat-b", "http2: {max_concurrent_streams: 7}"));
+        assertThat(reloader.reloadNow()).isTrue();
+        GatewayConfig next = applied.poll();
+        assertThat(next.tls()).isEqualTo(running.tls());
+        assertThat(next.http2()).isEqualTo(Http2Config.DEFAULT);
+        assertThat(next.models()).containsOnlyKeys("chat-b");
+        assertThat(warnings).containsExactly("tls, admin.tls or http2: changed in " + file + ", which needs a restart;"
+                + " the listeners keep what they started with (changed certificate files are reloaded on their own)");
+    }
+
+    @Test
     void edit_adminListenChanged_keepsTheBoundAdminAddress() throws Exception {
         GatewayConfig running = write(config("chat-a", "admin: {listen: '127.0.0.1:19091'}"));
         reloader = new ConfigReloader(file, ENV, null, running, applied::add);

@@ -203,4 +203,16 @@ class ShippedConfigTest {
             assertThat(config.model(m)).as(m).isNotNull();
         }
     }
+
+    @Test
+    void benchConfig_loadsWithTheBenchEnvironment_keyLimitedFarAboveTheLoad() throws Exception {
+        GatewayConfig config = ConfigLoader.load(CONF.resolve("bench/gateway-bench.yaml"),
+                Map.of("GATEWAY_KEY", "sk-bench-0123456789", "BENCH_SIM_PORT", "9999"), "127.0.0.1:0");
+        assertThat(config.keys()).singleElement().satisfies(k -> {
+            assertThat(k.limits().requestsPerMinute()).isEqualTo(100_000_000L);
+            assertThat(k.limits().tokensPerMinute()).isEqualTo(100_000_000L);
+        });
+        assertThat(config.accessLog()).isEqualTo(GatewayConfig.ACCESS_LOG_OFF);
+        assertThat(config.model("sim-chat").deployments().get(0).provider().baseUrl().getPort()).isEqualTo(9999);
+    }
 }

@@ -201,7 +201,8 @@ class HostileUsageEndToEndTest {
         assertThat(metrics.statusCode()).isEqualTo(200);
         for (String direction : List.of("input", "output")) {
             double tokens = sample(metrics.body(),
-                    "gateway_tokens_total{direction=\"" + direction + "\",key=\"test\",model=\"oa\"}");
+                    "gateway_tokens_total{direction=\"" + direction + "\",key=\"test\",model=\"oa\",type=\""
+                            + direction + "\"}");
             assertThat(tokens).as(direction).isBetween(0.0, 1_000_000.0);
         }
     }

@@ -3,6 +3,7 @@ package io.modelgateway.core.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.core.testing.Eventually;
+import io.modelgateway.core.testing.RawUpstream;
 import io.modelgateway.core.testing.ScriptedUpstream;
 import io.modelgateway.core.testing.ScriptedUpstream.Script;
 import io.modelgateway.core.testing.TestGateway;
@@ -31,6 +32,10 @@ class PassThroughTest {
             "data: [DONE]\n\n"};
 
     private static String config(ScriptedUpstream up, String extra) {
+        return config(up.baseUrl(), extra);
+    }
+
+    private static String config(String baseUrl, String extra) {
         return """
                 keys:
                   - name: test
@@ -59,7 +64,7 @@ class PassThroughTest {
                     no_temperature: true
                     deployments: [{provider: up-anthropic}]
                 %s
-                """.formatted(up.baseUrl(), up.baseUrl(), extra);
+                """.formatted(baseUrl, baseUrl, extra);
     }
 
     @Test
@@ -225,6 +230,82 @@ class PassThroughTest {
                 tailSeen = tailSeen.substring(Math.max(0, tailSeen.length() - 16));
             }
             assertThat(total).isGreaterThan(200L * event.length());
+        }
+    }
+
+    /**
+     * Events that reach the gateway in one read leave it in one chunk (one write), byte for byte; a usage chunk the
+     * caller did not ask for (GD-21) is still withheld from the middle of them; the next read is the next chunk.
+     */
+    @Test
+    void eventsArrivingTogether_leaveAsOneChunk_withoutTheWithheldUsageChunk() throws Exception {
+        String e1 = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                + "{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n";
+        String e2 = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                + "{\"content\":\"caf\u00e9\"},\"finish_reason\":null}]}\n\n";
+        String usage = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":"
+                + "{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}\n\n";
+        String e3 = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},"
+                + "\"finish_reason\":\"stop\"}]}\n\n";
+        String done = "data: [DONE]\n\n";
+        try (ScriptedUpstream up = new ScriptedUpstream(r -> Script.sse(50, e1 + e2 + usage + e3, done));
+                TestGateway gw = TestGateway.start(config(up, ""));
+                java.net.Socket client = new java.net.Socket("127.0.0.1", gw.port())) {
+            client.setSoTimeout(10_000);
+            client.getOutputStream().write(("POST " + CHAT + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                    + TestGateway.KEY + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+                    + STREAM_BODY.length() + "\r\n\r\n" + STREAM_BODY).getBytes(StandardCharsets.US_ASCII));
+            assertThat(chunksOf(client.getInputStream().readAllBytes())).containsExactly(e1 + e2 + e3, done);
+        }
+    }
+
+    /**
+     * An upstream that puts each event in its own HTTP chunk (as OpenAI's API does), all of them arriving in one
+     * read: the client gets them in one chunk, byte for byte, and then the end of the body.
+     */
+    @Test
+    void eventsInTheirOwnChunks_arrivingInOneRead_leaveAsOneChunk() throws Exception {
+        String[] events = {
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                    + "{\"content\":\"a\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                    + "{\"content\":\"b\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},"
+                    + "\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n"};
+        StringBuilder answer = new StringBuilder("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                + "transfer-encoding: chunked\r\n\r\n");
+        for (String e : events) {
+            answer.append(RawUpstream.chunk(e));
+        }
+        answer.append("0\r\n\r\n");
+        AtomicReference<RawUpstream> self = new AtomicReference<>();
+        try (RawUpstream up = new RawUpstream((req, ch) -> self.get().send(ch, answer.toString()));
+                TestGateway gw = TestGateway.start(config(up.baseUrl(), ""));
+                java.net.Socket client = new java.net.Socket("127.0.0.1", gw.port())) {
+            self.set(up);
+            client.setSoTimeout(10_000);
+            client.getOutputStream().write(("POST " + CHAT + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                    + TestGateway.KEY + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+                    + STREAM_BODY.length() + "\r\n\r\n" + STREAM_BODY).getBytes(StandardCharsets.US_ASCII));
+            assertThat(chunksOf(client.getInputStream().readAllBytes())).containsExactly(String.join("", events));
+        }
+    }
+
+    /** The chunks of a raw chunked HTTP response, decoded as UTF-8, up to its last (empty) one. */
+    private static java.util.List<String> chunksOf(byte[] all) {
+        String text = new String(all, StandardCharsets.ISO_8859_1);
+        assertThat(text).startsWith("HTTP/1.1 200");
+        java.util.List<String> chunks = new java.util.ArrayList<>();
+        int at = text.indexOf("\r\n\r\n") + 4;
+        while (true) {
+            int eol = text.indexOf("\r\n", at);
+            int size = Integer.parseInt(text.substring(at, eol), 16);
+            if (size == 0) {
+                return chunks;
+            }
+            chunks.add(new String(all, eol + 2, size, StandardCharsets.UTF_8));
+            at = eol + 2 + size + 2;
         }
     }
 

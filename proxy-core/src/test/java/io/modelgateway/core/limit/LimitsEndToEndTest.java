@@ -149,6 +149,30 @@ class LimitsEndToEndTest {
         assertThat(successes).as("more requests pass than their reservations alone would allow").isGreaterThan(1);
     }
 
+    /**
+     * A token limit is on every token: cache reads and writes (and reasoning) are parts of the input and output a
+     * request is charged, so 500 cached tokens a request spend a 1000-token minute in two requests where the
+     * uncached input alone (about 10 a request) would allow dozens (contract 8.8).
+     */
+    @Test
+    void tokensPerMinute_chargesCacheReadsAndWrites() throws Exception {
+        start("    limits: {tokens_per_minute: 1000}", "");
+        int successes = 0;
+        HttpResponse<String> r;
+        while ((r = gw.call("/api/v1/messages", MESSAGES, "x-sim-cached-tokens", "400",
+                "x-sim-cache-write-tokens", "100")).statusCode() == 200) {
+            successes++;
+            assertThat(successes).as("requests admitted").isLessThan(4);
+            ExchangeRecord rec = records.next();
+            assertThat(rec.cachedInputTokens()).isEqualTo(400);
+            assertThat(rec.cacheWriteTokens()).isEqualTo(100);
+            assertThat(rec.totalTokens()).isGreaterThan(500);
+        }
+        assertThat(r.statusCode()).isEqualTo(429);
+        assertThat(JSON.readTree(r.body()).at("/error/type").asText()).isEqualTo("rate_limit_error");
+        assertThat(successes).isGreaterThanOrEqualTo(1);
+    }
+
     @Test
     void concurrentRequests_secondRefusedWhileAStreamRuns_thenAdmitted() throws Exception {
         start("    limits: {concurrent_requests: 1}", "");

@@ -1,5 +1,6 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.codecs.translate.Usage;
 import io.modelgateway.core.exchange.ExchangeRecord;
 import io.modelgateway.core.exchange.Outcome;
 
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class AccessLogTest {
     private static final List<String> FIELDS = List.of("ts", "request_id", "endpoint", "key", "model", "provider",
-            "deployment", "stream", "status", "outcome", "input_tokens", "output_tokens", "usage", "ttft_ms",
+            "deployment", "stream", "status", "outcome", "input_tokens", "output_tokens", "cached_input_tokens",
+            "cache_write_tokens", "reasoning_tokens", "usage", "cost_usd", "ttft_ms", "gateway_ms",
             "upstream_ms", "duration_ms", "bytes_in", "bytes_out", "limit");
 
     private static String logOf(ExchangeRecord... records) {
@@ -45,8 +47,9 @@ class AccessLogTest {
         assertThat(line).isEqualTo("{\"ts\":\"2023-11-14T22:13:20.123Z\",\"request_id\":\"req_abc\","
                 + "\"endpoint\":\"chat_completions\",\"key\":\"team-a\",\"model\":\"gpt-4o-mini\","
                 + "\"provider\":\"openai\",\"deployment\":\"gpt-4o-mini-2024-07-18\",\"stream\":true,\"status\":200,"
-                + "\"outcome\":\"done\",\"input_tokens\":10,\"output_tokens\":20,\"usage\":\"upstream\","
-                + "\"ttft_ms\":12.345,\"upstream_ms\":4.500,\"duration_ms\":1234.567,\"bytes_in\":321,"
+                + "\"outcome\":\"done\",\"input_tokens\":10,\"output_tokens\":20,\"cached_input_tokens\":0,"
+                + "\"cache_write_tokens\":0,\"reasoning_tokens\":0,\"usage\":\"upstream\","
+                + "\"cost_usd\":null,\"ttft_ms\":12.345,\"gateway_ms\":1.500,\"upstream_ms\":4.500,\"duration_ms\":1234.567,\"bytes_in\":321,"
                 + "\"bytes_out\":150,\"limit\":null}\n");
     }
 
@@ -57,8 +60,22 @@ class AccessLogTest {
         assertThat(line).isEqualTo("{\"ts\":\"2023-11-14T22:13:20.123Z\",\"request_id\":\"req_bare\","
                 + "\"endpoint\":\"models\",\"key\":null,\"model\":null,\"provider\":null,\"deployment\":null,"
                 + "\"stream\":false,\"status\":0,\"outcome\":\"cancelled\",\"input_tokens\":0,\"output_tokens\":0,"
-                + "\"usage\":\"none\",\"ttft_ms\":null,\"upstream_ms\":null,\"duration_ms\":3.000,\"bytes_in\":0,"
+                + "\"cached_input_tokens\":0,\"cache_write_tokens\":0,\"reasoning_tokens\":0,\"usage\":\"none\",\"cost_usd\":null,\"ttft_ms\":null,\"gateway_ms\":null,\"upstream_ms\":null,\"duration_ms\":3.000,\"bytes_in\":0,"
                 + "\"bytes_out\":0,\"limit\":null}\n");
+    }
+
+    /** The token types: input and output are every token; cache reads, cache writes and reasoning are parts. */
+    @Test
+    void tokenTypes_areFieldsOfTheLine() throws IOException {
+        ExchangeRecord r = Records.stream("team-a", "m");
+        r.usage(new Usage(400, 90, 100, 1000, 64), ExchangeRecord.UsageSource.UPSTREAM);
+        JsonNode json = new ObjectMapper().readTree(logOf(r));
+
+        assertThat(json.get("input_tokens").asLong()).isEqualTo(1500);
+        assertThat(json.get("cached_input_tokens").asLong()).isEqualTo(1000);
+        assertThat(json.get("cache_write_tokens").asLong()).isEqualTo(100);
+        assertThat(json.get("output_tokens").asLong()).isEqualTo(90);
+        assertThat(json.get("reasoning_tokens").asLong()).isEqualTo(64);
     }
 
     @Test
@@ -70,7 +87,7 @@ class AccessLogTest {
         assertThat(json.get("status").asInt()).isEqualTo(429);
         assertThat(json.get("outcome").asText()).isEqualTo("limited");
         // the 429 body went out 1.6 ms after the request; no upstream was asked
-        assertThat(line).contains("\"ttft_ms\":1.600,\"upstream_ms\":null,\"duration_ms\":2.000,");
+        assertThat(line).contains("\"ttft_ms\":1.600,\"gateway_ms\":1.500,\"upstream_ms\":null,\"duration_ms\":2.000,");
     }
 
     @Test
@@ -97,6 +114,16 @@ class AccessLogTest {
             new ObjectMapper().readTree(line).fieldNames().forEachRemaining(names::add);
             assertThat(names).containsExactlyElementsOf(FIELDS);
         }
+    }
+
+    @Test
+    void usd_plainWithAtMostNineDecimals() {
+        assertThat(AccessLog.usd(0)).isEqualTo("0");
+        assertThat(AccessLog.usd(0.000123)).isEqualTo("0.000123");
+        assertThat(AccessLog.usd(2.5)).isEqualTo("2.5");
+        assertThat(AccessLog.usd(1e-12)).isEqualTo("0");
+        assertThat(AccessLog.usd(0.0000000015)).isEqualTo("0.000000002");
+        assertThat(AccessLog.usd(12345678.9)).isEqualTo("12345678.9");
     }
 
     @Test

@@ -308,11 +308,24 @@ class DashboardTest {
         }
 
         @Test
+        void keySpend_guardedByTheAdminKeyLikeThePage() throws Exception {
+            start("  listen: 127.0.0.1:0\n  key: ${ADMIN_KEY}\n", true);
+            assertThat(get("/admin/api/keys/test/spend").statusCode()).isEqualTo(401);
+            assertThat(get("/admin/api/keys/test/spend", "authorization", "Bearer " + TestGateway.KEY).statusCode())
+                    .isEqualTo(401);
+            // This listener reports no spend: found nowhere, once the key is right.
+            assertThat(get("/admin/api/keys/test/spend", "authorization", "Bearer " + ADMIN_KEY).statusCode())
+                    .isEqualTo(404);
+            assertThat(get("/admin/other", "authorization", "Bearer " + ADMIN_KEY).statusCode()).isEqualTo(404);
+        }
+
+        @Test
         void nonLoopback_withoutKey_refused() throws Exception {
             start("  listen: 127.0.0.1:0\n", false);
             HttpResponse<String> r = get("/");
             assertThat(r.statusCode()).isEqualTo(403);
             assertThat(r.body()).contains("admin.key");
+            assertThat(get("/admin/api/keys/test/spend").statusCode()).isEqualTo(403);
             assertThat(get("/metrics").statusCode()).isEqualTo(200);
         }
 

@@ -1,5 +1,6 @@
 package io.modelgateway.core.observe;
 
+import io.modelgateway.codecs.translate.Usage;
 import io.modelgateway.core.exchange.ExchangeRecord;
 import io.modelgateway.core.exchange.Outcome;
 
@@ -59,8 +60,8 @@ class GatewayMetricsTest {
                 // 4.5 ms upstream head: the 5 ms bucket
                 "gateway_upstream_latency_seconds_bucket{provider=\"openai\",le=\"0.005\"} 2\n",
                 "gateway_upstream_latency_seconds_count{provider=\"openai\"} 2\n",
-                "gateway_tokens_total{direction=\"input\",key=\"team-a\",model=\"gpt-4o-mini\"} 20.0\n",
-                "gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"gpt-4o-mini\"} 40.0\n");
+                "gateway_tokens_total{direction=\"input\",key=\"team-a\",model=\"gpt-4o-mini\",type=\"input\"} 20.0\n",
+                "gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"gpt-4o-mini\",type=\"output\"} 40.0\n");
         assertThat(text).contains("# TYPE gateway_requests_total counter\n",
                 "# TYPE gateway_request_duration_seconds histogram\n",
                 "# TYPE gateway_inflight_exchanges gauge\n");
@@ -252,10 +253,36 @@ class GatewayMetricsTest {
 
         String text = metrics.scrapeText();
 
-        assertThat(sample(text, "gateway_tokens_total{direction=\"input\",key=\"team-a\",model=\"m\"}"))
+        assertThat(sample(text, "gateway_tokens_total{direction=\"input\",key=\"team-a\",model=\"m\",type=\"input\"}"))
                 .isEqualTo(1e19);
-        assertThat(sample(text, "gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"m\"}"))
+        assertThat(sample(text, "gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"m\",type=\"output\"}"))
                 .isEqualTo(2.0 * Long.MAX_VALUE);
+    }
+
+    /** Each token type is its own series, counted once: the types of a direction sum to its total (contract 8.8). */
+    @Test
+    void tokenTypes_eachTypeItsOwnSeries_summingToTheDirection() {
+        ExchangeRecord r = Records.stream("team-a", "m");
+        // 400 uncached + 100 written to the cache + 1000 read from it; 90 out, 64 of them reasoning
+        r.usage(new Usage(400, 90, 100, 1000, 64), ExchangeRecord.UsageSource.UPSTREAM);
+        exchange(r);
+
+        String text = metrics.scrapeText();
+
+        String series = "gateway_tokens_total{direction=\"%s\",key=\"team-a\",model=\"m\",type=\"%s\"}";
+        assertThat(sample(text, series.formatted("input", "input"))).isEqualTo(400.0);
+        assertThat(sample(text, series.formatted("input", "cached_input"))).isEqualTo(1000.0);
+        assertThat(sample(text, series.formatted("input", "cache_write"))).isEqualTo(100.0);
+        assertThat(sample(text, series.formatted("output", "output"))).isEqualTo(26.0);
+        assertThat(sample(text, series.formatted("output", "reasoning"))).isEqualTo(64.0);
+    }
+
+    @Test
+    void tokenTypes_anExchangeWithoutCacheOrReasoning_addsNoZeroSeries() {
+        exchange(Records.stream("team-a", "m"));
+
+        assertThat(metrics.scrapeText()).contains("type=\"input\"", "type=\"output\"")
+                .doesNotContain("type=\"cached_input\"", "type=\"cache_write\"", "type=\"reasoning\"");
     }
 
     /** The value of the sample line that starts with {@code series}. */

@@ -71,7 +71,7 @@ class ObservabilityEndToEndTest {
                 .contains("gateway_requests_total{endpoint=\"messages\",key=\"none\",model=\"unknown\","
                         + "outcome=\"rejected\",status=\"401\"} 1.0")
                 .contains("gateway_limit_refusals_total{key=\"team-a\",limit=\"requests_per_minute\",model=\"oa-chat\"} 1.0")
-                .contains("gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"oa-chat\"} 15.0")
+                .contains("gateway_tokens_total{direction=\"output\",key=\"team-a\",model=\"oa-chat\",type=\"output\"} 15.0")
                 .contains("gateway_request_duration_seconds_bucket")
                 .contains("gateway_upstream_latency_seconds_count{provider=\"up\"}")
                 .contains("gateway_inflight_exchanges 0.0");
@@ -97,6 +97,25 @@ class ObservabilityEndToEndTest {
             assertThat(String.join("\n", lines)).as("access log").doesNotContain(secret);
             assertThat(metrics).as("metrics").doesNotContain(secret);
             assertThat(String.join("\n", bodies)).as("error bodies").doesNotContain(secret);
+        }
+    }
+
+    /**
+     * The event loops' allocation counter grows with the requests served (a simulated chat answer allocates a few
+     * KB at least: its body alone), so the bench can divide its increase over a fixed load by the requests.
+     */
+    @Test
+    void eventLoopAllocatedBytes_growsWithTheRequestsServed() throws Exception {
+        try (TestGateway gw = TestGateway.start(TestGateway.simulatorConfig())) {
+            double before = io.modelgateway.core.testing.MetricsText.parse(gw.get("/metrics").body())
+                    .sum("gateway_event_loop_allocated_bytes_total");
+            for (int i = 0; i < 20; i++) {
+                expect(gw.call("/api/v1/chat/completions", CHAT.formatted("sim-chat")), 200);
+            }
+            double after = io.modelgateway.core.testing.MetricsText.parse(gw.get("/metrics").body())
+                    .sum("gateway_event_loop_allocated_bytes_total");
+            assertThat(before).isPositive();
+            assertThat(after - before).as("bytes allocated by the loops for 20 requests").isGreaterThan(20 * 1024.0);
         }
     }
 

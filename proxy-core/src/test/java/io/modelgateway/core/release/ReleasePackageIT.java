@@ -190,6 +190,58 @@ class ReleasePackageIT {
         }
     }
 
+    /**
+     * TLS and HTTP/2 on the listener with the trimmed runtime: curl gets h2 by ALPN and HTTP/1.1 over HTTPS from the
+     * unpacked gateway, its certificate from a test CA.
+     */
+    @Test
+    void unpackedRelease_servesHttpsAndH2ToCurl() throws Exception {
+        Path pki = Files.createDirectories(tmp.resolve("listener-pki"));
+        io.modelgateway.core.testing.TestCertificates certs =
+                io.modelgateway.core.testing.TestCertificates.newAuthority(pki, "release");
+        Path[] files = certs.writeServer("release.test");
+        Path config = tmp.resolve("https-gateway.yaml");
+        Files.writeString(config, """
+                listen: 127.0.0.1:0
+                access_log: off
+                development_key: sk-gateway-dev
+                tls: {cert_file: %s, key_file: %s}
+                providers:
+                  sim: {type: simulator}
+                models:
+                  sim-chat:
+                    deployments: [{provider: sim}]
+                """.formatted(files[0], files[1]));
+        int port = freePort();
+        Gateway gw = Gateway.start(Map.of("GATEWAY_JAVA_OPTS", "-XX:+UseSerialGC"), "--config", config.toString(),
+                "--listen", "127.0.0.1:" + port);
+        try {
+            List<String> curl = List.of("curl", "-sS", "--max-time", "10", "--cacert", certs.caFile().toString(),
+                    "-w", "\n%{http_version} %{http_code}", "-H", "authorization: Bearer " + DEV_KEY, "-H",
+                    "content-type: application/json", "--data-binary", String.format(CHAT, "sim-chat"));
+            io.modelgateway.core.testing.Cli.Result h2 = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                List<String> c = new ArrayList<>(curl);
+                c.addAll(List.of("--http2", "https://127.0.0.1:" + port + "/api/v1/chat/completions"));
+                h2 = io.modelgateway.core.testing.Cli.run(c, null, 30);
+                if (h2.exit() != 7) { // 7: not listening yet
+                    break;
+                }
+                assertThat(gw.process.isAlive()).as("the gateway exited:\n%s", gw.output()).isTrue();
+                Thread.sleep(100);
+            }
+            assertThat(h2.out()).as("%s\n%s", h2, gw.output()).contains("chat.completion").endsWith("\n2 200");
+            List<String> c = new ArrayList<>(curl);
+            c.addAll(List.of("--http1.1", "https://127.0.0.1:" + port + "/api/v1/chat/completions"));
+            assertThat(io.modelgateway.core.testing.Cli.run(c, null, 30).out()).endsWith("\n1.1 200");
+            assertThat(gw.output()).contains("gateway listening on https://");
+            assertThat(gw.stop()).as(gw.output()).isZero();
+        } finally {
+            gw.kill();
+        }
+    }
+
     @Test
     void systemdUnit_passesSystemdAnalyzeVerify() throws Exception {
         // The unit names /opt/model-gateway, which verify checks for an executable ExecStart: a copy pointing at
@@ -215,7 +267,7 @@ class ReleasePackageIT {
     // ---- the gateway as the launcher runs it ----------------------------------------------------------------
 
     private static final class Gateway {
-        static final Pattern READY = Pattern.compile("(?m)^gateway listening on http://");
+        static final Pattern READY = Pattern.compile("(?m)^gateway listening on https?://");
         final Process process;
         final StringBuffer log = new StringBuffer();
 
@@ -243,6 +295,10 @@ class ReleasePackageIT {
         static Gateway start(Map<String, String> extra, String... args) throws IOException {
             Path emptyBin = Files.createDirectories(tmp.resolve("empty-bin"));
             List<String> command = new ArrayList<>();
+            // SIGHUP at its default, as systemd starts the service: a suite run under nohup would otherwise hand
+            // the gateway SIGHUP ignored, and an ignored signal cannot be handled (the reload test needs it).
+            command.add("/usr/bin/env");
+            command.add("--default-signal=HUP");
             command.add(release.resolve("bin/model-gateway").toString());
             command.addAll(List.of(args));
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).directory(tmp.toFile());

@@ -3,11 +3,15 @@ package io.modelgateway.core.sdk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
+import io.modelgateway.core.testing.Eventually;
+import io.modelgateway.core.testing.TestCertificates;
 import io.modelgateway.core.testing.TestGateway;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.io.File;
+import java.time.Duration;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,6 +57,10 @@ class OfficialSdkCompatibilityTest {
 
     private static SimulatorServer simulator;
     private static TestGateway gateway;
+    /** The same gateway config on a TLS listener whose certificate a test CA issued (NODE_EXTRA_CA_CERTS). */
+    private static TestGateway tlsGateway;
+    private static Path tlsDir;
+    private static TestCertificates tlsCerts;
 
     record UpstreamRequest(String uri, String authorization, String apiKey, String anthropicVersion) {
     }
@@ -75,12 +83,22 @@ class OfficialSdkCompatibilityTest {
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models));
+        // The gateway loads its tokenizer on a thread of its own at start (an openai provider is configured);
+        // count_tokens on cross-gpt expects the tokenizer's count, not the stand-in used while it loads.
+        Eventually.until(Duration.ofSeconds(120), InputTokenCounter::ready);
+        tlsDir = Files.createTempDirectory("sdk-tls");
+        tlsCerts = TestCertificates.newAuthority(tlsDir, "SDK");
+        tlsGateway = TestGateway.start(TestCertificates.tlsBlock(tlsCerts.writeServer("gateway.test"), "")
+                + TestGateway.simulatorConfig(providers, models));
     }
 
     @AfterAll
     static void stopServers() {
         if (gateway != null) {
             gateway.close();
+        }
+        if (tlsGateway != null) {
+            tlsGateway.close();
         }
         if (simulator != null) {
             simulator.close();
@@ -97,22 +115,35 @@ class OfficialSdkCompatibilityTest {
     @Test
     @Order(2)
     void anthropicNode0x_messagesWithApiKey_allPass() throws Exception {
-        // (19 shared + 3 x-api-key/Bearer/version) tests x 2 models.
-        runNodeTests("anthropic.test.mjs", 44);
+        // (20 shared + 3 x-api-key/Bearer/version) tests x 2 models.
+        runNodeTests("anthropic.test.mjs", 46);
     }
 
     @Test
     @Order(3)
     void anthropicNode1x_messagesWithBearerAndNewVersionDate_allPass() throws Exception {
-        // (19 shared + 1 system-role) tests x 2 models.
-        runNodeTests("anthropic-v1.test.mjs", 40);
+        // (20 shared + 1 system-role) tests x 2 models.
+        runNodeTests("anthropic-v1.test.mjs", 42);
     }
 
     @Test
     @Order(5)
     void crossStyle_openaiSdkOnAnthropicProvider_anthropicSdkOnOpenAiProvider_allPass() throws Exception {
-        // 7 openai SDK tests on cross-claude + 8 Anthropic SDK tests on cross-gpt.
-        runNodeTests("cross-style.test.mjs", 15);
+        // 7 openai SDK tests on cross-claude + 11 Anthropic SDK tests on cross-gpt.
+        runNodeTests("cross-style.test.mjs", 18);
+    }
+
+    /**
+     * The same OpenAI and Anthropic (1.x) suites over HTTPS: the SDKs' own fetch trusts the test CA through
+     * {@code NODE_EXTRA_CA_CERTS} only, and every call, stream and error behaves as over plain HTTP.
+     */
+    @Test
+    @Order(6)
+    void overHttps_openaiAndAnthropicSdksWithATestCa_allPass() throws Exception {
+        Map<String, String> tls = Map.of("GATEWAY_URL", "https://127.0.0.1:" + tlsGateway.port(),
+                "NODE_EXTRA_CA_CERTS", tlsCerts.caFile().toString());
+        runNodeTests("openai.test.mjs", 44, tls);
+        runNodeTests("anthropic-v1.test.mjs", 40, tls);
     }
 
     /** What reached the provider: its own key in place of the caller's, and the caller's version date (GD-2). */
@@ -136,6 +167,10 @@ class OfficialSdkCompatibilityTest {
 
     /** Runs one node test file and checks both the exit code and that the TAP summary counted real passes. */
     private static void runNodeTests(String file, int minimumPassing) throws Exception {
+        runNodeTests(file, minimumPassing, Map.of());
+    }
+
+    private static void runNodeTests(String file, int minimumPassing, Map<String, String> override) throws Exception {
         ProcessBuilder pb = new ProcessBuilder("node", "--test", "--test-reporter=tap", file);
         Map<String, String> env = pb.environment();
         // The SDKs read their own variables (base URL, keys, custom headers); none may leak in from the shell.
@@ -148,6 +183,8 @@ class OfficialSdkCompatibilityTest {
         env.put("GATEWAY_CROSS_CHAT_MODEL", "cross-claude");
         env.put("GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt");
         env.put("NO_COLOR", "1");
+        env.remove("NODE_EXTRA_CA_CERTS");
+        env.putAll(override);
         Result result = run(pb, NODE_TEST_TIMEOUT_MINUTES);
         if (result.exitCode() != 0) {
             fail("node --test " + file + " exited with " + result.exitCode() + ":\n" + result.output());

@@ -15,6 +15,8 @@ import io.netty.handler.codec.http.HttpMethod;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class RequestRouterTest {
     private GatewayContext context;
@@ -41,6 +43,28 @@ class RequestRouterTest {
         assertThat(r.headers().get("x-request-id")).startsWith("req_");
         assertThat(Embedded.body(r)).isEqualTo("{\"status\":\"ok\"}");
         assertThat(req.refCnt()).isZero();
+    }
+
+    /** Claude Code probes the gateway's base URL with HEAD at start: 200, no body, no key. */
+    @ParameterizedTest
+    @ValueSource(strings = {"/", "/api"})
+    void headProbe_ofTheBaseUrl_is200WithNoBody(String path) {
+        FullHttpRequest req = Embedded.request(HttpMethod.HEAD, path, "");
+        ch.writeInbound(req);
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(200);
+        assertThat(r.content().readableBytes()).isZero();
+        assertThat(r.headers().getInt("content-length")).isZero();
+        assertThat(req.refCnt()).isZero();
+        r.release();
+    }
+
+    @Test
+    void getOfTheBaseUrl_isStill404() {
+        ch.writeInbound(Embedded.request(HttpMethod.GET, "/", ""));
+        FullHttpResponse r = ch.readOutbound();
+        assertThat(r.status().code()).isEqualTo(404);
+        r.release();
     }
 
     @Test

@@ -37,7 +37,7 @@ public final class Embedded {
                 new KeyAuthenticator(context.exchanges()),
                 new RequestValidator(context.exchanges()),
                 new ModelResolver(context.exchanges()),
-                new LimitCheck(context.limiter(), context.exchanges()),
+                new LimitCheck(context.limiters(), context.exchanges()),
                 new ExchangeStarter(context.routing(), context.planner(), context.exchanges())};
     }
 

@@ -31,11 +31,20 @@ public final class TestGateway implements AutoCloseable {
     /** As {@link #start(String)}, with an observer that sees every exchange's record (e.g. {@link RecordingObserver}). */
     public static TestGateway start(String yaml, io.modelgateway.core.exchange.ExchangeObserver observer)
             throws Exception {
+        return start(yaml, observer, io.modelgateway.core.limit.Limiters.REDIS);
+    }
+
+    /**
+     * As {@link #start(String, io.modelgateway.core.exchange.ExchangeObserver)}, its {@code redis} block's shared
+     * limiter made by {@code sharedLimits} (e.g. one on a stopped clock, or one that reaches Redis through a relay).
+     */
+    public static TestGateway start(String yaml, io.modelgateway.core.exchange.ExchangeObserver observer,
+            io.modelgateway.core.limit.Limiters.SharedFactory sharedLimits) throws Exception {
         if (!yaml.contains("access_log:")) {
             yaml = "access_log: off\n" + yaml; // tests read records, not stdout; AccessLog has its own tests
         }
         GatewayConfig config = ConfigLoader.parse(yaml, "test.yaml", Map.of("GATEWAY_KEY", KEY), "127.0.0.1:0");
-        return new TestGateway(GatewayServer.start(config, 1, observer));
+        return new TestGateway(GatewayServer.start(config, 1, observer, sharedLimits));
     }
 
     /** A config routing sim-chat / sim-embed to the in-process simulator, plus optional extra YAML. */
@@ -89,7 +98,7 @@ public final class TestGateway implements AutoCloseable {
     }
 
     public String url(String path) {
-        return "http://127.0.0.1:" + port() + path;
+        return server.scheme() + "://127.0.0.1:" + port() + path;
     }
 
     public HttpRequest.Builder post(String path, String json) {

@@ -1,0 +1,118 @@
+package io.modelgateway.bench.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The benchmark upstream's answers, read by an HTTP client of its own (the JDK's): well-framed HTTP/1.1, JSON
+ * bodies that parse, streams of SSE events that end properly, in both shapes, on one kept-alive connection.
+ */
+class BlastUpstreamTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static BlastUpstream upstream;
+    private static HttpClient client;
+
+    @BeforeAll
+    static void start() throws Exception {
+        upstream = BlastUpstream.start("127.0.0.1", 0, 1, 1);
+        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        upstream.close();
+    }
+
+    private static HttpResponse<String> post(String path, String body, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + upstream.port() + path))
+                .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString(body))
+                .header("content-type", "application/json");
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The data of each SSE event, in order. */
+    private static List<String> events(String body) {
+        List<String> out = new ArrayList<>();
+        for (String event : body.split("\n\n")) {
+            for (String line : event.split("\n")) {
+                if (line.startsWith("data:")) {
+                    out.add(line.substring(5).trim());
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void chat_isOneJsonAnswerWithItsUsage() throws Exception {
+        HttpResponse<String> r = post("/v1/chat/completions", "{\"model\":\"m\",\"messages\":[]}");
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(r.body());
+        assertThat(answer.path("object").asText()).isEqualTo("chat.completion");
+        assertThat(answer.path("usage").path("completion_tokens").asInt()).isPositive();
+        assertThat(r.body().length()).isBetween(600, 1000);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"burst", "paced"})
+    void chatStream_is50EventsEndingInDone_inEitherShape(String shape) throws Exception {
+        HttpResponse<String> r = post("/v1/chat/completions", "{\"model\":\"m\",\"stream\":true,\"messages\":[]}",
+                "x-sim-shape", shape);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type").orElse("")).startsWith("text/event-stream");
+        List<String> data = events(r.body());
+        assertThat(data).hasSize(50).last().isEqualTo("[DONE]");
+        for (String d : data.subList(0, 49)) {
+            assertThat(JSON.readTree(d).path("object").asText()).isEqualTo("chat.completion.chunk");
+        }
+        assertThat(JSON.readTree(data.get(48)).path("usage").path("total_tokens").asInt()).isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"burst", "paced"})
+    void messagesStream_isTypedEventsEndingInMessageStop(String shape) throws Exception {
+        HttpResponse<String> r = post("/v1/messages", "{\"model\":\"m\",\"max_tokens\":9,\"stream\": true,\"messages\":[]}",
+                "x-sim-shape", shape);
+        assertThat(r.statusCode()).isEqualTo(200);
+        List<String> data = events(r.body());
+        assertThat(data).hasSize(50);
+        assertThat(JSON.readTree(data.get(0)).path("type").asText()).isEqualTo("message_start");
+        assertThat(JSON.readTree(data.get(49)).path("type").asText()).isEqualTo("message_stop");
+    }
+
+    @Test
+    void embeddings_floatAndBase64_areOneVectorOf1536Dimensions() throws Exception {
+        HttpResponse<String> floats = post("/v1/embeddings", "{\"model\":\"m\",\"input\":\"a\"}");
+        JsonNode vector = JSON.readTree(floats.body()).path("data").path(0).path("embedding");
+        assertThat(vector.size()).isEqualTo(1536);
+        assertThat(floats.body().length()).isBetween(15_000, 40_000);
+
+        HttpResponse<String> base64 = post("/v1/embeddings", "{\"model\":\"m\",\"input\":\"a\",\"encoding_format\":\"base64\"}");
+        String encoded = JSON.readTree(base64.body()).path("data").path(0).path("embedding").asText();
+        assertThat(Base64.getDecoder().decode(encoded)).hasSize(1536 * 4);
+    }
+
+    @Test
+    void unknownPath_is404_andTheConnectionServesOn() throws Exception {
+        assertThat(post("/v1/nothing", "{}").statusCode()).isEqualTo(404);
+        assertThat(post("/v1/chat/completions", "{}").statusCode()).isEqualTo(200);
+    }
+}
