@@ -110,7 +110,7 @@ final class GeminiResponseToChat implements ResponseTranslator {
         g.writeEndObject();
         g.writeEndArray();
         g.writeFieldName("usage");
-        MessagesResponseToChat.writeUsage(g, u, thoughtsReported);
+        UsageJson.writeChat(g, u, thoughtsReported);
         g.writeEndObject();
     }
 

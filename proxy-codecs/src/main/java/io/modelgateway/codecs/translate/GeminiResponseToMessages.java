@@ -40,7 +40,7 @@ final class GeminiResponseToMessages implements ResponseTranslator {
         ByteBuf buf;
         try {
             buf = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), GeminiResponseToChat.JSON,
-                    g -> write(g, answer, u, model));
+                    g -> write(g, answer, u, model, c.thoughtsReported()));
         } catch (IOException | RuntimeException e) {
             throw GeminiResponseToChat.unreadable();
         }
@@ -48,7 +48,8 @@ final class GeminiResponseToMessages implements ResponseTranslator {
         return buf;
     }
 
-    private static void write(JsonGenerator g, GeminiAnswer a, Usage u, String model) throws IOException {
+    private static void write(JsonGenerator g, GeminiAnswer a, Usage u, String model, boolean thoughtsReported)
+            throws IOException {
         g.writeStartObject();
         g.writeStringField("id", Ids.withPrefix("msg_"));
         g.writeStringField("type", "message");
@@ -73,7 +74,7 @@ final class GeminiResponseToMessages implements ResponseTranslator {
         g.writeEndArray();
         g.writeStringField("stop_reason", a.stopReason);
         g.writeNullField("stop_sequence");
-        ChatResponseToMessages.writeUsage(g, u);
+        UsageJson.writeMessages(g, u, thoughtsReported);
         g.writeEndObject();
     }
 

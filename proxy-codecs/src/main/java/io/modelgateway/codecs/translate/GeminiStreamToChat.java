@@ -298,7 +298,7 @@ final class GeminiStreamToChat implements StreamTranslator {
             g.writeArrayFieldStart("choices");
             g.writeEndArray();
             g.writeFieldName("usage");
-            MessagesResponseToChat.writeUsage(g, usage, thoughtsReported);
+            UsageJson.writeChat(g, usage, thoughtsReported);
             g.writeEndObject();
         }, EVENT_END));
     }

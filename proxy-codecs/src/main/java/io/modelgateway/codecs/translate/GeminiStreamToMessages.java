@@ -48,6 +48,7 @@ final class GeminiStreamToMessages implements StreamTranslator {
     private boolean calls;
     private String stopReason;
     private Usage usage = Usage.ZERO;
+    private boolean thoughtsReported;
 
     GeminiStreamToMessages(ByteBufAllocator alloc, String fallbackModel) {
         this.alloc = alloc;
@@ -87,7 +88,7 @@ final class GeminiStreamToMessages implements StreamTranslator {
             g.writeStringField("stop_reason", reason);
             g.writeNullField("stop_sequence");
             g.writeEndObject();
-            ChatResponseToMessages.writeUsage(g, u);
+            UsageJson.writeMessages(g, u, thoughtsReported);
         });
         out.accept(alloc.buffer(MESSAGE_STOP.length).writeBytes(MESSAGE_STOP));
     }
@@ -126,6 +127,7 @@ final class GeminiStreamToMessages implements StreamTranslator {
         }
         if (c.hasUsage) {
             usage = c.usage();
+            thoughtsReported |= c.thoughtsReported();
         }
         if (!started) {
             started = true;
@@ -235,7 +237,7 @@ final class GeminiStreamToMessages implements StreamTranslator {
             g.writeEndArray();
             g.writeNullField("stop_reason");
             g.writeNullField("stop_sequence");
-            ChatResponseToMessages.writeUsage(g, u);
+            UsageJson.writeMessages(g, u, false);
             g.writeEndObject();
         });
     }
