@@ -28,6 +28,7 @@ import java.util.Objects;
  * @param anthropicBeta    anthropic type: which of a messages caller's {@code anthropic-beta} values go upstream
  * @param tls              how an {@code https} upstream's certificate is checked ({@code ca_file},
  *                         {@code insecure_skip_verify})
+ * @param google           vertex and gemini types: project, location and service account; null for other types
  */
 public record ProviderConfig(
         String name,
@@ -43,7 +44,8 @@ public record ProviderConfig(
         CooldownConfig cooldown,
         TimeoutsConfig timeouts,
         AnthropicBeta anthropicBeta,
-        UpstreamTls tls) {
+        UpstreamTls tls,
+        GoogleSettings google) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
@@ -54,6 +56,15 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
+
+    /** A provider of any type but vertex and gemini. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, null);
+    }
 
     /** With the JDK's trust store and verification on ({@link UpstreamTls#DEFAULT}). */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
@@ -103,6 +114,9 @@ public record ProviderConfig(
         timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
         anthropicBeta = anthropicBeta == null ? AnthropicBeta.FORWARD : anthropicBeta;
         tls = tls == null ? UpstreamTls.DEFAULT : tls;
+        if ((type == ProviderType.VERTEX || type == ProviderType.GEMINI) != (google != null)) {
+            throw new IllegalArgumentException("google settings are for types vertex and gemini, which need them");
+        }
     }
 
     /**
@@ -142,6 +156,7 @@ public record ProviderConfig(
                 + ", timeouts=" + timeouts
                 + ", anthropicBeta=" + anthropicBeta
                 + ", caFile=" + tls.caFile()
-                + ", insecureSkipVerify=" + tls.insecureSkipVerify() + "]";
+                + ", insecureSkipVerify=" + tls.insecureSkipVerify()
+                + (google == null ? "" : ", google=" + google) + "]";
     }
 }

@@ -10,7 +10,12 @@ public enum ProviderType {
     /** The Anthropic messages API. */
     ANTHROPIC(ApiStyle.ANTHROPIC),
     /** The built-in simulator: answers in-process, in whichever style the caller used. */
-    SIMULATOR(null);
+    SIMULATOR(null),
+    // ---- Google (issue 18): Gemini's generateContent, translated from and to both caller styles
+    /** Google Vertex AI: OAuth2 access tokens from a service account, the model in the path ({@link GoogleSettings}). */
+    VERTEX(ApiStyle.GEMINI),
+    /** The Gemini API (generativelanguage.googleapis.com) with an {@code x-goog-api-key}. */
+    GEMINI(ApiStyle.GEMINI);
 
     private final ApiStyle style;
 

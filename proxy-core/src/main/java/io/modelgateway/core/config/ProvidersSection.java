@@ -37,7 +37,9 @@ final class ProvidersSection extends ConfigReader {
 
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
-            "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify");
+            "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify",
+            // vertex and gemini (GoogleProviders)
+            "project", "location", "credentials_file");
     private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
     private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
     private static final List<String> SIMULATOR_FIELDS =
@@ -81,7 +83,7 @@ final class ProvidersSection extends ConfigReader {
         ProviderType type = ProviderType.fromConfigName(typeText);
         if (type == null) {
             throw error(p.pathOf("type"), p.lineOf("type"),
-                    "must be one of openai, anthropic, simulator (got '" + typeText + "')");
+                    "must be one of openai, anthropic, simulator, vertex, gemini (got '" + typeText + "')");
         }
         URI baseUrl = null;
         if (type == ProviderType.SIMULATOR) {
@@ -89,10 +91,20 @@ final class ProvidersSection extends ConfigReader {
                 throw error(p.pathOf("base_url"), p.lineOf("base_url"), "not used by type simulator, which"
                         + " answers in-process; to reach a standalone simulator use type openai or anthropic");
             }
+        } else if (GoogleProviders.isGoogle(type) && p.field("base_url") == null) {
+            baseUrl = null; // the cloud's own endpoint, below
         } else {
             baseUrl = baseUrl(p, type);
         }
         String apiKey = apiKey(p, type);
+        GoogleSettings google = null;
+        if (GoogleProviders.isGoogle(type)) {
+            GoogleProviders g = new GoogleProviders(this);
+            google = g.settings(p, type, apiKey);
+            baseUrl = g.baseUrl(p, type, baseUrl, google);
+        } else {
+            GoogleProviders.refuseGoogleFields(this, p, type);
+        }
         Map<String, String> headers = headers(p);
         int connectTimeoutMs = (int) p.integer("connect_timeout_ms", DEFAULT_CONNECT_TIMEOUT_MS, 1, 600_000);
         SimulatorSettings simulator = simulator(p, type);
@@ -124,7 +136,7 @@ final class ProvidersSection extends ConfigReader {
         AnthropicBeta anthropicBeta = anthropicBeta(p, type);
         UpstreamTls tls = upstreamTls(p, baseUrl);
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, google);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             String path = p.pathOf("forward_headers") + "[" + i + "]";
@@ -344,6 +356,7 @@ final class ProvidersSection extends ConfigReader {
             case OPENAI -> "OPENAI_API_KEY";
             case ANTHROPIC -> "ANTHROPIC_API_KEY";
             case SIMULATOR -> "SIMULATOR_API_KEY";
+            case VERTEX, GEMINI -> GoogleProviders.apiKeyVariable(type);
         };
     }
 

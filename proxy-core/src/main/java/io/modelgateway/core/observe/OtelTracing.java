@@ -143,6 +143,8 @@ public final class OtelTracing implements ExchangeTracer, AutoCloseable {
             case OPENAI -> "openai";
             case ANTHROPIC -> "anthropic";
             case SIMULATOR -> "simulator";
+            case VERTEX -> "gcp.vertex_ai";
+            case GEMINI -> "gcp.gemini";
         };
     }
 

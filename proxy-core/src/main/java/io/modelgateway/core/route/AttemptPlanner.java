@@ -79,8 +79,9 @@ public final class AttemptPlanner {
         }
         if (provider.type().style() != endpoint.style()) {
             TranslatedRequest translated = Translations.request(ctx.alloc(), request, model, deployment);
-            return new ProxyExchange(ctx, request, provider, pools, request.config().upstreamLimits(),
-                    collectedBudget, translated.body(), translated.response(), false, hook, onDone);
+            return new ProxyExchange(ctx, request, provider, deployment.upstreamModel(), pools,
+                    request.config().upstreamLimits(), collectedBudget, translated.body(), translated.response(),
+                    false, hook, onDone);
         }
         ResponseTranslator translator = null;
         List<BodySplicer.Edit> edits = new ArrayList<>(3);
@@ -105,7 +106,7 @@ public final class AttemptPlanner {
         ByteBuf body = edits.isEmpty()
                 ? request.body().retainedDuplicate()
                 : BodySplicer.splice(ctx.alloc(), request.body(), edits.toArray(BodySplicer.Edit[]::new));
-        return new ProxyExchange(ctx, request, provider, pools, request.config().upstreamLimits(), collectedBudget,
-                body, translator, includeUsage != null, hook, onDone);
+        return new ProxyExchange(ctx, request, provider, deployment.upstreamModel(), pools,
+                request.config().upstreamLimits(), collectedBudget, body, translator, includeUsage != null, hook, onDone);
     }
 }

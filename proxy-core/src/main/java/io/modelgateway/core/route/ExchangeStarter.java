@@ -116,10 +116,11 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
 
     /**
      * The gateway answers count_tokens itself when the model's first deployment speaks OpenAI's style, which has
-     * no such endpoint; an Anthropic provider counts for itself and the simulator answers it.
+     * no such endpoint, or Gemini's (vertex, gemini: their countTokens is not translated); an Anthropic provider counts for itself and the simulator answers it.
      */
     private static boolean countsItself(ModelConfig model) {
-        return model.deployments().get(0).provider().type() == ProviderType.OPENAI;
+        return model.deployments().get(0).provider().type() == ProviderType.OPENAI
+                || model.deployments().get(0).provider().type().style() == io.modelgateway.codecs.ApiStyle.GEMINI;
     }
 
     /** {@code {"input_tokens": N}} by the gateway's tokenizer ({@link InputTokenCounter}); nothing is accounted. */

@@ -60,6 +60,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     private final ChannelHandlerContext ctx;
     private final GatewayRequest request;
     private final ProviderConfig provider;
+    /** The deployment's model name at the provider (Azure's deployment form puts it in the path). */
+    private final String upstreamModel;
     private final UpstreamPools pools;
     private final UpstreamLimitsConfig limits;
     private final AnswerWriter writer;
@@ -80,6 +82,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     private long drainedBytes;
 
     /**
+     * @param upstreamModel the deployment's model name at the provider
      * @param limits       what an upstream answer may make the exchange hold (the request's config)
      * @param budget       the process-wide budget for bodies collected whole
      * @param upstreamBody the body to send (the exchange takes ownership)
@@ -90,11 +93,12 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
      *                     request's record then holds the tokens used
      */
     public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
-            UpstreamPools pools, UpstreamLimitsConfig limits, CollectedBudget budget, ByteBuf upstreamBody,
+            String upstreamModel, UpstreamPools pools, UpstreamLimitsConfig limits, CollectedBudget budget, ByteBuf upstreamBody,
             ResponseTranslator translator, boolean withholdUsageChunk, AttemptHook hook, Consumer<Outcome> onDone) {
         this.ctx = ctx;
         this.request = request;
         this.provider = provider;
+        this.upstreamModel = upstreamModel;
         this.pools = pools;
         this.limits = limits;
         this.upstreamBody = upstreamBody;
@@ -108,6 +112,26 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     public void start() {
         target = pools.target(provider);
         writer.redactor(target.redactor);
+        if (target.googleTokens != null && target.googleTokens.header() == null) {
+            // vertex: no valid access token yet (the first request, or after an idle hour): wait for one, off the loop
+            target.googleTokens.whenValid(ctx.executor(), h -> acquire(), this::tokenFailed);
+            return;
+        }
+        acquire();
+    }
+
+    private void tokenFailed(String reason) {
+        if (!writer.done()) {
+            LOG.fine(() -> "upstream credentials unavailable: " + reason);
+            writer.failed(UpstreamFailure.CONNECT_FAILED, new GatewayError(ErrorKind.OVERLOADED,
+                    "The upstream provider is unavailable: " + reason + ".", null, null), null);
+        }
+    }
+
+    private void acquire() {
+        if (writer.done()) {
+            return; // cancelled while the token was being obtained
+        }
         Future<Channel> f = pools.acquire(ctx.channel().eventLoop(), target);
         if (f.isDone()) {
             connected(f);
@@ -144,7 +168,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         request.record().upstreamSent(now);
         writer.asked();
         watchdog.sent(now, paused);
-        upstream.writeAndFlush(UpstreamRequests.build(target, provider, request, upstreamBody))
+        upstream.writeAndFlush(UpstreamRequests.build(target, provider, request, upstreamModel, upstreamBody))
                 .addListener((ChannelFutureListener) wf -> {
                     if (!wf.isSuccess() && !writer.done()) {
                         wf.channel().close(); // onUpstreamClosed decides between retry and error

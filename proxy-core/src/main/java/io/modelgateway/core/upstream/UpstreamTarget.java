@@ -37,6 +37,8 @@ public final class UpstreamTarget {
     public static final HttpHeadersFactory TRUSTED_HEADERS = HttpResponses.TRUSTED_HEADERS;
 
     private static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
+    /** The Gemini API's key header. */
+    private static final AsciiString X_GOOG_API_KEY = AsciiString.cached("x-goog-api-key");
     /** Parts of a header name that mark its value as a secret. */
     private static final String[] SECRET_NAME_PARTS =
             {"auth", "key", "token", "secret", "password", "passwd", "cookie", "credential", "signature", "session"};
@@ -45,6 +47,10 @@ public final class UpstreamTarget {
     final String origin;
     final AsciiString host;
     private final String[] paths = new String[Endpoint.values().length];
+    /** vertex and gemini: their paths by model; null for every other type. */
+    final GooglePaths googlePaths;
+    /** vertex: its access tokens (the credential changes hourly); null for every other type. */
+    final GoogleTokens googleTokens;
     /** {@code authorization} or {@code x-api-key}; null when the provider has no key. */
     final AsciiString credentialName;
     final AsciiString credentialValue;
@@ -73,10 +79,17 @@ public final class UpstreamTarget {
         for (Endpoint e : Endpoint.values()) {
             paths[e.ordinal()] = basePath + e.upstreamSuffix();
         }
+        googlePaths = provider.google() == null ? null : new GooglePaths(provider.type(), provider.google());
+        googleTokens = provider.google() == null || provider.google().account() == null ? null
+                : GoogleTokens.of(provider.google().account());
         String key = provider.apiKey();
         if (key == null) {
             credentialName = null;
             credentialValue = null;
+        } else if (provider.type() == io.modelgateway.core.config.ProviderType.GEMINI) {
+            checked.set(X_GOOG_API_KEY, key);
+            credentialName = X_GOOG_API_KEY;
+            credentialValue = AsciiString.of(key);
         } else if (provider.type().style() == ApiStyle.ANTHROPIC) {
             checked.set(X_API_KEY, key);
             credentialName = X_API_KEY;
@@ -134,5 +147,14 @@ public final class UpstreamTarget {
     /** The request path for {@code endpoint} on this provider (base URL path + the endpoint's suffix). */
     String path(Endpoint endpoint) {
         return paths[endpoint.ordinal()];
+    }
+
+    /**
+     * The request path (with its query, if any) for {@code endpoint} on this provider when the attempt goes to the
+     * deployment whose upstream model name is {@code upstreamModel}: the model's generateContent method for vertex
+     * and gemini ({@code stream}: streamGenerateContent with SSE), else {@link #path(Endpoint)}.
+     */
+    String path(Endpoint endpoint, String upstreamModel, boolean stream) {
+        return googlePaths == null ? paths[endpoint.ordinal()] : googlePaths.path(upstreamModel, stream);
     }
 }
