@@ -74,6 +74,7 @@ final class GeminiResponseToMessages implements ResponseTranslator {
         g.writeEndArray();
         g.writeStringField("stop_reason", a.stopReason);
         g.writeNullField("stop_sequence");
+        g.writeFieldName("usage");
         UsageJson.writeMessages(g, u, thoughtsReported);
         g.writeEndObject();
     }

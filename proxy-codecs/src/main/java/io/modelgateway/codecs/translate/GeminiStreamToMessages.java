@@ -88,6 +88,7 @@ final class GeminiStreamToMessages implements StreamTranslator {
             g.writeStringField("stop_reason", reason);
             g.writeNullField("stop_sequence");
             g.writeEndObject();
+            g.writeFieldName("usage");
             UsageJson.writeMessages(g, u, thoughtsReported);
         });
         out.accept(alloc.buffer(MESSAGE_STOP.length).writeBytes(MESSAGE_STOP));
@@ -237,6 +238,7 @@ final class GeminiStreamToMessages implements StreamTranslator {
             g.writeEndArray();
             g.writeNullField("stop_reason");
             g.writeNullField("stop_sequence");
+            g.writeFieldName("usage");
             UsageJson.writeMessages(g, u, false);
             g.writeEndObject();
         });

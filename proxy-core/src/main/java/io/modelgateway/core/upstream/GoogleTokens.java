@@ -25,7 +25,7 @@ import java.util.logging.Logger;
 
 /**
  * The OAuth2 access tokens of one Google service account (Vertex AI), by the signed-JWT grant (RFC 7523): a JWT
- * signed RS256 with the account's key ({@code iss} the account, {@code aud} its {@code token_uri}, {@code scope}
+ * signed RS256 with the account's key ({@code iss} the account, {@code aud} Google's token endpoint, {@code scope}
  * cloud-platform, one hour) is exchanged at the {@code token_uri} for a bearer token. One per account, shared by
  * every event loop and kept across reloads of the same key ({@link #of}).
  *
@@ -41,6 +41,11 @@ public final class GoogleTokens {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     static final String SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+    /**
+     * The grant's audience: Google's token endpoint, wherever the grant is posted (Google's own auth library does the
+     * same; a key's {@code token_uri} only says where to post).
+     */
+    static final String AUDIENCE = "https://oauth2.googleapis.com/token";
     /** A token with less than this left is refreshed (Google's live an hour). */
     static final long REFRESH_BEFORE_SECONDS = 300;
     /** A token with less than this left is not sent at all: it could expire on the way. */
@@ -56,7 +61,8 @@ public final class GoogleTokens {
     private final Clock clock;
     private volatile Token current;
     private final AtomicBoolean refreshing = new AtomicBoolean();
-    private volatile long lastFailureNanos = Long.MIN_VALUE;
+    private volatile long lastFailureNanos;
+    private volatile boolean failedBefore;
     private final Queue<Runnable> waiters = new ConcurrentLinkedQueue<>();
 
     /** Time in nanoseconds (a test moves it). */
@@ -117,7 +123,7 @@ public final class GoogleTokens {
     }
 
     private void refresh(long now) {
-        if (now - lastFailureNanos < RETRY_AFTER_FAILURE_NANOS && current == null) {
+        if (failedBefore && now - lastFailureNanos < RETRY_AFTER_FAILURE_NANOS && current == null) {
             return;
         }
         if (!refreshing.compareAndSet(false, true)) {
@@ -171,6 +177,7 @@ public final class GoogleTokens {
     private void failed(long now, String reason) {
         LOG.log(Level.WARNING, "service account " + account.clientEmail() + ": " + reason);
         lastFailureNanos = now;
+        failedBefore = true;
         refreshing.set(false);
         drainWaiters();
     }
@@ -196,8 +203,7 @@ public final class GoogleTokens {
         header.append('}');
         StringBuilder claims = new StringBuilder(256).append("{\"iss\":");
         jsonString(claims, account.clientEmail());
-        claims.append(",\"scope\":\"").append(SCOPE).append("\",\"aud\":");
-        jsonString(claims, account.tokenUri());
+        claims.append(",\"scope\":\"").append(SCOPE).append("\",\"aud\":\"").append(AUDIENCE).append('"');
         claims.append(",\"iat\":").append(nowSeconds).append(",\"exp\":").append(nowSeconds + LIFETIME_SECONDS)
                 .append('}');
         String signingInput = b64.encodeToString(header.toString().getBytes(StandardCharsets.UTF_8)) + '.'
