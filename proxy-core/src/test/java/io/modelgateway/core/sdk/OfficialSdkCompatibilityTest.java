@@ -7,6 +7,7 @@ import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
 import io.modelgateway.core.testing.Eventually;
+import io.modelgateway.core.testing.GoogleFake;
 import io.modelgateway.core.testing.TestCertificates;
 import io.modelgateway.core.testing.TestGateway;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -56,6 +57,8 @@ class OfficialSdkCompatibilityTest {
     private static final Queue<UpstreamRequest> UPSTREAM = new ConcurrentLinkedQueue<>();
 
     private static SimulatorServer simulator;
+    /** Google's wire format (Gemini API, Vertex AI, token endpoint) for the gemini and vertex providers. */
+    private static GoogleFake google;
     private static TestGateway gateway;
     /** The same gateway config on a TLS listener whose certificate a test CA issued (NODE_EXTRA_CA_CERTS). */
     private static TestGateway tlsGateway;
@@ -71,16 +74,24 @@ class OfficialSdkCompatibilityTest {
         simulator = SimulatorServer.start("127.0.0.1", 0, SimulatorSettings.DEFAULT, UPSTREAM_KEY,
                 OfficialSdkCompatibilityTest::observeUpstream);
         String upstream = "http://127.0.0.1:" + simulator.port();
+        google = GoogleFake.start();
         String providers = """
                   sim-openai: {type: openai, base_url: "%s/v1", api_key: %s, forward_headers: ["x-sim-*"]}
                   sim-anthropic: {type: anthropic, base_url: "%s", api_key: %s, forward_headers: ["x-sim-*"]}
-                """.formatted(upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY);
+                """.formatted(upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY)
+                + """
+                  google-gemini: {type: gemini, base_url: "%s", api_key: "%s"}
+                  google-vertex: {type: vertex, base_url: "%s", project: %s, location: %s, credentials_file: "%s"}
+                """.formatted(google.url(), GoogleFake.API_KEY, google.url(), GoogleFake.PROJECT,
+                        GoogleFake.LOCATION, google.writeServiceAccount(Files.createTempDirectory("sdk-vertex")));
         String models = """
                   oa-chat: {deployments: [{provider: sim-openai, model: sim-chat-1}]}
                   oa-embed: {type: embedding, deployments: [{provider: sim-openai, model: sim-embed-1}]}
                   an-chat: {deployments: [{provider: sim-anthropic, model: sim-claude-1}]}
                   cross-claude: {deployments: [{provider: sim-anthropic, model: sim-claude-x}]}
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
+                  gem-flash: {deployments: [{provider: google-gemini, model: gemini-2.5-flash}]}
+                  vx-pro: {deployments: [{provider: google-vertex, model: gemini-2.5-pro}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models));
         // The gateway loads its tokenizer on a thread of its own at start (an openai provider is configured);
@@ -103,6 +114,17 @@ class OfficialSdkCompatibilityTest {
         if (simulator != null) {
             simulator.close();
         }
+        if (google != null) {
+            google.close();
+        }
+    }
+
+    /** Gemini API and Vertex AI providers (issue 18) under both SDKs, streams and tools included. */
+    @Test
+    @Order(7)
+    void googleProviders_openaiAndAnthropicSdksOnGeminiAndVertex_allPass() throws Exception {
+        // (3 openai + 3 Anthropic SDK tests) x 2 models.
+        runNodeTests("google.test.mjs", 12);
     }
 
     @Test
@@ -182,6 +204,7 @@ class OfficialSdkCompatibilityTest {
         env.put("GATEWAY_MESSAGES_MODELS", "sim-chat,an-chat");
         env.put("GATEWAY_CROSS_CHAT_MODEL", "cross-claude");
         env.put("GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt");
+        env.put("GATEWAY_GOOGLE_MODELS", "gem-flash,vx-pro");
         env.put("NO_COLOR", "1");
         env.remove("NODE_EXTRA_CA_CERTS");
         env.putAll(override);
