@@ -137,3 +137,43 @@ for (const model of MODELS) {
     });
   });
 }
+
+// Claude on Vertex AI (rawPredict / streamRawPredict): near pass-through for the Anthropic SDK, translated for openai.
+const CLAUDE_MODEL = process.env.GATEWAY_VERTEX_CLAUDE_MODEL;
+if (!CLAUDE_MODEL) {
+  throw new Error('GATEWAY_VERTEX_CLAUDE_MODEL must be set (run through OfficialSdkCompatibilityTest)');
+}
+const CLAUDE_ANSWER = `Claude on Vertex says: ${HELLO}`;
+
+describe(`both SDKs on ${CLAUDE_MODEL} (Claude on Vertex AI)`, { timeout: TEST_TIMEOUT_MS }, () => {
+  test('anthropic_create_and_stream', async () => {
+    const m = await anthropic.messages.create({ model: CLAUDE_MODEL, max_tokens: 50, messages: [{ role: 'user', content: HELLO }] });
+    assert.equal(m.content[0].text, CLAUDE_ANSWER);
+    assert.equal(m.stop_reason, 'end_turn');
+    assert.equal(m.usage.cache_read_input_tokens, 4);
+    const stream = anthropic.messages.stream({ model: CLAUDE_MODEL, max_tokens: 50, messages: [{ role: 'user', content: HELLO }] });
+    const final = await stream.finalMessage();
+    assert.equal(final.content[0].text, CLAUDE_ANSWER);
+    assert.equal(final.usage.output_tokens, 9);
+  });
+
+  test('openai_create_and_stream', async () => {
+    const c = await openai.chat.completions.create({ model: CLAUDE_MODEL, messages: [{ role: 'user', content: HELLO }] });
+    assert.equal(c.choices[0].message.content, CLAUDE_ANSWER);
+    assert.equal(c.choices[0].finish_reason, 'stop');
+    const stream = await openai.chat.completions.create({
+      model: CLAUDE_MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: HELLO }],
+    });
+    let text = '';
+    let usage = null;
+    for await (const chunk of stream) {
+      if (chunk.choices.length === 0) {
+        usage = chunk.usage;
+        continue;
+      }
+      text += chunk.choices[0].delta.content ?? '';
+    }
+    assert.equal(text, CLAUDE_ANSWER);
+    assert.equal(usage.completion_tokens, 9);
+  });
+});

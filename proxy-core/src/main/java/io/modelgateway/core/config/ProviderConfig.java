@@ -141,6 +141,19 @@ public record ProviderConfig(
         return false;
     }
 
+    /**
+     * The wire style this provider speaks for a deployment's model: its type's, except Claude on Vertex AI (a vertex
+     * provider's model starting with {@code claude}), which is Anthropic's messages through {@code rawPredict}.
+     */
+    public io.modelgateway.codecs.ApiStyle styleFor(String upstreamModel) {
+        return claudeOnVertex(upstreamModel) ? io.modelgateway.codecs.ApiStyle.ANTHROPIC : type.style();
+    }
+
+    /** Whether a deployment of this provider with {@code upstreamModel} is Claude on Vertex AI. */
+    public boolean claudeOnVertex(String upstreamModel) {
+        return type == ProviderType.VERTEX && upstreamModel != null && upstreamModel.startsWith("claude");
+    }
+
     /** Without the API key, and with header names only: extra headers often carry credentials too. */
     @Override
     public String toString() {

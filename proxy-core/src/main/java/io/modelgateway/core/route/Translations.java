@@ -24,7 +24,7 @@ final class Translations {
 
     static TranslatedRequest request(ByteBufAllocator alloc, GatewayRequest request, ModelConfig model, DeploymentConfig deployment) throws TranslationException {
         Endpoint endpoint = request.endpoint();
-        if (deployment.provider().type().style() == ApiStyle.GEMINI) {
+        if (deployment.provider().styleFor(deployment.upstreamModel()) == ApiStyle.GEMINI) {
             TranslatedRequest gemini = toGemini(alloc, request, model, deployment);
             if (gemini != null) {
                 return gemini;

@@ -11,7 +11,9 @@ import java.util.HashMap;
  * there are two paths per model, made on the model's first request and kept: a request costs one map lookup.
  * <ul>
  *   <li>gemini: {@code /v1beta/models/{model}:generateContent}, {@code …:streamGenerateContent?alt=sse};</li>
- *   <li>vertex: {@code /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:…}.</li>
+ *   <li>vertex: {@code /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:…}, and for a
+ *       model starting with {@code claude}: {@code …/publishers/anthropic/models/{model}:rawPredict},
+ *       {@code :streamRawPredict} (Claude on Vertex AI, Anthropic's messages and SSE).</li>
  * </ul>
  */
 final class GooglePaths {
@@ -19,11 +21,15 @@ final class GooglePaths {
     private static final int MAX_MODELS = 1024;
 
     private final String prefix;
+    /** vertex: Claude's models are Anthropic's publisher, with rawPredict; null for gemini. */
+    private final String claudePrefix;
     private final HashMap<String, String[]> byModel = new HashMap<>();
 
     GooglePaths(ProviderType type, GoogleSettings google) {
         prefix = type == ProviderType.GEMINI ? "/v1beta/models/"
                 : "/v1/projects/" + google.project() + "/locations/" + google.location() + "/publishers/google/models/";
+        claudePrefix = type == ProviderType.GEMINI ? null
+                : "/v1/projects/" + google.project() + "/locations/" + google.location() + "/publishers/anthropic/models/";
     }
 
     /** The path of a {@code generateContent} ({@code stream}: {@code streamGenerateContent} with SSE) of {@code model}. */
@@ -33,8 +39,13 @@ final class GooglePaths {
             if (byModel.size() >= MAX_MODELS) {
                 byModel.clear();
             }
-            String m = prefix + encode(model.startsWith("models/") ? model.substring(7) : model);
-            paths = new String[] {m + ":generateContent", m + ":streamGenerateContent?alt=sse"};
+            if (claudePrefix != null && model.startsWith("claude")) {
+                String m = claudePrefix + encode(model);
+                paths = new String[] {m + ":rawPredict", m + ":streamRawPredict"};
+            } else {
+                String m = prefix + encode(model.startsWith("models/") ? model.substring(7) : model);
+                paths = new String[] {m + ":generateContent", m + ":streamGenerateContent?alt=sse"};
+            }
             byModel.put(model, paths);
         }
         return paths[stream ? 1 : 0];

@@ -102,7 +102,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         this.pools = pools;
         this.limits = limits;
         this.upstreamBody = upstreamBody;
-        this.writer = new AnswerWriter(ctx, request, provider.name(), provider.type().style(), limits, budget,
+        this.writer = new AnswerWriter(ctx, request, provider.name(), provider.styleFor(upstreamModel), limits, budget,
                 translator, withholdUsageChunk, hook, onDone, this);
         this.watchdog = new UpstreamWatchdog(ctx.executor(), request.startNanos(), provider.timeouts(), writer::waiting,
                 this::timedOut);

@@ -53,6 +53,7 @@ class GoogleProvidersEndToEndTest {
         String models = """
                   gem-flash: {deployments: [{provider: gem, model: gemini-2.5-flash}]}
                   vx-pro: {deployments: [{provider: gcp, model: gemini-2.5-pro}]}
+                  vx-claude: {deployments: [{provider: gcp, model: "claude-sonnet-4-5@20250929"}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models), records);
     }
@@ -321,5 +322,43 @@ class GoogleProvidersEndToEndTest {
                 assertThat(r.body()).doesNotContain("PRIVATE KEY").doesNotContain("ya29");
             }
         }
+    }
+
+    @Test
+    void claudeOnVertex_messagesCallerNearPassThrough_chatCallerTranslated_streamsToo() throws Exception {
+        String claudePath = "/v1/projects/test-project/locations/us-east5/publishers/anthropic/models/"
+                + "claude-sonnet-4-5@20250929";
+        HttpResponse<String> r = gateway.call("/api/v1/messages", messages("vx-claude", false));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode body = JSON.readTree(r.body());
+        assertThat(body.at("/content/0/text").asText()).isEqualTo("Claude on Vertex says: hello claude caller");
+        assertThat(body.at("/usage/cache_read_input_tokens").asLong()).isEqualTo(4);
+        GoogleFake.Seen s = fake.seen.peek();
+        assertThat(s.path()).isEqualTo(claudePath + ":rawPredict");
+        assertThat(s.authorization()).startsWith("Bearer ya29.fake-");
+        assertThat(s.body().has("model")).isFalse();
+        assertThat(s.body().path("anthropic_version").asText()).isEqualTo("vertex-2023-10-16");
+        assertThat(s.body().path("max_tokens").asInt()).isEqualTo(100);
+        ExchangeRecord rec = records.of(r);
+        assertThat(rec.usageSource()).isEqualTo(ExchangeRecord.UsageSource.UPSTREAM);
+        assertThat(rec.inputTokens()).isEqualTo(15);
+        assertThat(rec.outputTokens()).isEqualTo(9);
+
+        fake.seen.clear();
+        HttpResponse<String> c = gateway.call("/api/v1/chat/completions", chat("vx-claude", true, ""));
+        assertThat(c.statusCode()).as(c.body()).isEqualTo(200);
+        StringBuilder text = new StringBuilder();
+        for (String line : c.body().split("\n")) {
+            if (line.startsWith("data: {")) {
+                text.append(JSON.readTree(line.substring(6)).at("/choices/0/delta/content").asText(""));
+            }
+        }
+        assertThat(text.toString()).isEqualTo("Claude on Vertex says: hello gemini");
+        assertThat(c.body()).endsWith("data: [DONE]\n\n");
+        GoogleFake.Seen t = fake.seen.peek();
+        assertThat(t.path()).isEqualTo(claudePath + ":streamRawPredict");
+        assertThat(t.body().has("model")).isFalse();
+        assertThat(t.body().path("anthropic_version").asText()).isEqualTo("vertex-2023-10-16");
+        assertThat(t.body().at("/system").toString()).contains("Be brief.");
     }
 }

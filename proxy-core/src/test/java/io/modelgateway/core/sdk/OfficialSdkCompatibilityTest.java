@@ -92,6 +92,7 @@ class OfficialSdkCompatibilityTest {
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
                   gem-flash: {deployments: [{provider: google-gemini, model: gemini-2.5-flash}]}
                   vx-pro: {deployments: [{provider: google-vertex, model: gemini-2.5-pro}]}
+                  vx-claude: {deployments: [{provider: google-vertex, model: "claude-sonnet-4-5@20250929"}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models));
         // The gateway loads its tokenizer on a thread of its own at start (an openai provider is configured);
@@ -123,8 +124,8 @@ class OfficialSdkCompatibilityTest {
     @Test
     @Order(7)
     void googleProviders_openaiAndAnthropicSdksOnGeminiAndVertex_allPass() throws Exception {
-        // (3 openai + 3 Anthropic SDK tests) x 2 models.
-        runNodeTests("google.test.mjs", 12);
+        // (3 openai + 3 Anthropic SDK tests) x 2 Gemini models + 2 on Claude on Vertex.
+        runNodeTests("google.test.mjs", 14);
     }
 
     @Test
@@ -205,6 +206,7 @@ class OfficialSdkCompatibilityTest {
         env.put("GATEWAY_CROSS_CHAT_MODEL", "cross-claude");
         env.put("GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt");
         env.put("GATEWAY_GOOGLE_MODELS", "gem-flash,vx-pro");
+        env.put("GATEWAY_VERTEX_CLAUDE_MODEL", "vx-claude");
         env.put("NO_COLOR", "1");
         env.remove("NODE_EXTRA_CA_CERTS");
         env.putAll(override);

@@ -53,6 +53,9 @@ public final class GoogleFake implements AutoCloseable {
     private static final Pattern VERTEX_PATH = Pattern.compile(
             "/v1(?:beta1)?/projects/([^/]+)/locations/([^/]+)/publishers/google/models/([^/:]+):(generateContent|streamGenerateContent)");
 
+    private static final Pattern CLAUDE_PATH = Pattern.compile(
+            "/v1(?:beta1)?/projects/([^/]+)/locations/([^/]+)/publishers/anthropic/models/([^/:]+):(rawPredict|streamRawPredict)");
+
     /** One request the generative endpoints got. */
     public record Seen(String path, String query, String apiKey, String authorization, JsonNode body) {
     }
@@ -134,6 +137,11 @@ public final class GoogleFake implements AutoCloseable {
             byte[] body = ex.getRequestBody().readAllBytes();
             if (path.equals("/token")) {
                 token(ex, new String(body, StandardCharsets.UTF_8));
+                return;
+            }
+            Matcher cm = CLAUDE_PATH.matcher(path);
+            if (cm.matches()) {
+                claude(ex, cm, body);
                 return;
             }
             Matcher gm = GEMINI_PATH.matcher(path);
@@ -242,6 +250,104 @@ public final class GoogleFake implements AutoCloseable {
         for (int i = 0; i < pieces.size(); i++) {
             sse(os, response(model, pieces.get(i), null, i == pieces.size() - 1));
         }
+    }
+
+    /**
+     * Claude on Vertex AI: Anthropic's messages body with {@code anthropic_version: vertex-2023-10-16} and no
+     * {@code model} (it is in the path), a bearer token; Anthropic's message or SSE back.
+     */
+    private void claude(HttpExchange ex, Matcher m, byte[] raw) throws IOException {
+        String auth = ex.getRequestHeaders().getFirst("Authorization");
+        JsonNode req;
+        try {
+            req = JSON.readTree(raw);
+        } catch (IOException e) {
+            error(ex, 400, "INVALID_ARGUMENT", "Invalid JSON payload received.");
+            return;
+        }
+        seen.add(new Seen(ex.getRequestURI().getRawPath(), ex.getRequestURI().getRawQuery(),
+                ex.getRequestHeaders().getFirst("x-goog-api-key"), auth, req));
+        Long exp = auth != null && auth.startsWith("Bearer ") ? issued.get(auth.substring(7)) : null;
+        if (exp == null || exp < System.currentTimeMillis()) {
+            error(ex, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.");
+            return;
+        }
+        if (!"vertex-2023-10-16".equals(req.path("anthropic_version").asText()) || req.has("model")) {
+            anthropicError(ex, 400, "invalid_request_error", req.has("model") ? "model: Extra inputs are not "
+                    + "permitted" : "anthropic_version: vertex-2023-10-16 is required");
+            return;
+        }
+        String model = m.group(3);
+        boolean stream = m.group(4).equals("streamRawPredict");
+        if (stream != req.path("stream").asBoolean(false)) {
+            anthropicError(ex, 400, "invalid_request_error", "stream must match the method");
+            return;
+        }
+        String lastText = "";
+        for (JsonNode msg : req.path("messages")) {
+            JsonNode c = msg.path("content");
+            if (c.isTextual()) {
+                lastText = c.asText();
+            } else {
+                for (JsonNode b : c) {
+                    if (b.has("text")) {
+                        lastText = b.get("text").asText();
+                    }
+                }
+            }
+        }
+        String text = "Claude on Vertex says: " + lastText;
+        String id = "msg_vrtx_" + Long.toHexString(System.nanoTime());
+        if (!stream) {
+            ObjectNode r = JSON.createObjectNode();
+            r.put("id", id);
+            r.put("type", "message");
+            r.put("role", "assistant");
+            r.put("model", model);
+            r.putArray("content").addObject().put("type", "text").put("text", text);
+            r.put("stop_reason", "end_turn");
+            r.putNull("stop_sequence");
+            ObjectNode u = r.putObject("usage");
+            u.put("input_tokens", 11);
+            u.put("cache_creation_input_tokens", 0);
+            u.put("cache_read_input_tokens", 4);
+            u.put("output_tokens", 9);
+            byte[] out = JSON.writeValueAsBytes(r);
+            ex.getResponseHeaders().set("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, out.length);
+            ex.getResponseBody().write(out);
+            return;
+        }
+        ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+        ex.sendResponseHeaders(200, 0);
+        OutputStream os = ex.getResponseBody();
+        String[] events = {
+            "message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"" + id + "\",\"type\":\"message\","
+                    + "\"role\":\"assistant\",\"model\":\"" + model + "\",\"content\":[],\"stop_reason\":null,"
+                    + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":11,\"cache_creation_input_tokens\":0,"
+                    + "\"cache_read_input_tokens\":4,\"output_tokens\":1}}}",
+            "content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":"
+                    + "\"text\",\"text\":\"\"}}",
+            "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+                    + "\"text_delta\",\"text\":" + JSON.writeValueAsString(text.substring(0, 10)) + "}}",
+            "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+                    + "\"text_delta\",\"text\":" + JSON.writeValueAsString(text.substring(10)) + "}}",
+            "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}",
+            "message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
+                    + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}",
+            "message_stop", "{\"type\":\"message_stop\"}"};
+        for (int i = 0; i < events.length; i += 2) {
+            os.write(("event: " + events[i] + "\ndata: " + events[i + 1] + "\n\n").getBytes(StandardCharsets.UTF_8));
+            os.flush();
+        }
+    }
+
+    private static void anthropicError(HttpExchange ex, int status, String type, String message) throws IOException {
+        byte[] out = ("{\"type\":\"error\",\"error\":{\"type\":\"" + type + "\",\"message\":"
+                + JSON.writeValueAsString(message) + "}}").getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, out.length);
+        ex.getResponseBody().write(out);
     }
 
     private static String functionResponseText(JsonNode content) {
