@@ -80,7 +80,6 @@ final class GeminiStreamToMessages implements StreamTranslator {
             fail(out, clean ? MessagesStreamToChat.ENDED_EARLY : MessagesStreamToChat.CONNECTION_LOST);
             return;
         }
-        finished = true;
         String reason = stopReason;
         Usage u = usage;
         emit(out, "message_delta", g -> {
@@ -91,6 +90,7 @@ final class GeminiStreamToMessages implements StreamTranslator {
             g.writeFieldName("usage");
             UsageJson.writeMessages(g, u, thoughtsReported);
         });
+        finished = true; // set with the terminal event itself: finished() says the caller's stream is over
         out.accept(alloc.buffer(MESSAGE_STOP.length).writeBytes(MESSAGE_STOP));
     }
 
