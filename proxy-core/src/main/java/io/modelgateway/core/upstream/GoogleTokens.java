@@ -63,6 +63,8 @@ public final class GoogleTokens {
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile long lastFailureNanos;
     private volatile boolean failedBefore;
+    /** Why the last grant failed (ours, never the endpoint's bytes or the key); null before any failure. */
+    private volatile String lastFailure;
     private final Queue<Runnable> waiters = new ConcurrentLinkedQueue<>();
 
     /** Time in nanoseconds (a test moves it). */
@@ -111,8 +113,9 @@ public final class GoogleTokens {
             if (now != null) {
                 loop.execute(() -> ready.accept(now));
             } else {
+                String why = lastFailure;
                 loop.execute(() -> failed.accept("the access token of the provider's service account could not be "
-                        + "obtained"));
+                        + "obtained" + (why == null ? "" : " (" + why + ")")));
             }
         });
         // header() starts the refresh if none runs; one that ended between the first check and the add has already
@@ -176,6 +179,7 @@ public final class GoogleTokens {
 
     private void failed(long now, String reason) {
         LOG.log(Level.WARNING, "service account " + account.clientEmail() + ": " + reason);
+        lastFailure = reason;
         lastFailureNanos = now;
         failedBefore = true;
         refreshing.set(false);

@@ -216,23 +216,20 @@ class GoogleProvidersEndToEndTest {
     @Test
     void upstream429_isTheCallersRateLimitErrorWithRetryAfter_inBothStyles() throws Exception {
         fake.failNext = 429;
-        fake.failCount = 1;
-        HttpResponse<String> r = gateway.call("/api/v1/chat/completions", chat("gem-flash", false, ""));
-        // One 429 is retried at the same single deployment or answered: either way the caller sees a clean answer.
-        if (r.statusCode() == 429) {
-            assertThat(r.headers().firstValue("retry-after")).isPresent();
-            assertThat(JSON.readTree(r.body()).at("/error/message").asText()).isNotEmpty();
-        } else {
-            assertThat(r.statusCode()).isEqualTo(200);
-        }
-        fake.failNext = 503;
-        fake.failCount = 100;
+        fake.failCount = 100; // every attempt, retries included
         try {
-            HttpResponse<String> m = gateway.call("/api/v1/messages", messages("gem-flash", false));
-            assertThat(m.statusCode()).isIn(503, 529);
-            JsonNode err = JSON.readTree(m.body());
-            assertThat(err.path("type").asText()).isEqualTo("error");
-            assertThat(m.body()).doesNotContain(GoogleFake.API_KEY);
+            HttpResponse<String> r = gateway.call("/api/v1/chat/completions", chat("gem-flash", false, ""));
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(429);
+            assertThat(r.headers().firstValue("retry-after")).contains("7");
+            assertThat(JSON.readTree(r.body()).at("/error/type").asText()).isEqualTo("requests"); // OpenAI's 429 type
+            HttpResponse<String> m = gateway.call("/api/v1/messages", messages("vx-pro", false));
+            assertThat(m.statusCode()).as(m.body()).isEqualTo(429);
+            assertThat(JSON.readTree(m.body()).at("/error/type").asText()).isEqualTo("rate_limit_error");
+            assertThat(m.body()).doesNotContain(GoogleFake.API_KEY).doesNotContain("ya29");
+            fake.failNext = 503;
+            HttpResponse<String> o = gateway.call("/api/v1/messages", messages("gem-flash", false));
+            assertThat(o.statusCode()).as(o.body()).isEqualTo(529);
+            assertThat(JSON.readTree(o.body()).at("/error/type").asText()).isEqualTo("overloaded_error");
         } finally {
             fake.failCount = 0;
         }
