@@ -66,12 +66,14 @@ ensure_bench_jar() {
   fi
 }
 
-# Installs nginx-light and wrk from Debian's packages when a command is missing (root only; apt-get
-# update runs once per call).
+# Installs nginx-light, wrk, h2load (nghttp2-client) and openssl from Debian's packages when a command is
+# missing (root only; apt-get update runs once per call).
 ensure_bench_tools() {
   local missing=()
   command -v nginx >/dev/null 2>&1 || missing+=(nginx-light)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+  command -v h2load >/dev/null 2>&1 || missing+=(nghttp2-client)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ]; then
@@ -150,7 +152,7 @@ stop_pid() {
 wait_listening() {
   local what=$1 pid=$2 log=$3 i port
   for i in $(seq 1 600); do
-    port=$(grep -oE 'listening on http://[0-9.]+:[0-9]+' "$log" 2>/dev/null | head -1 | grep -oE '[0-9]+$' || true)
+    port=$(grep -oE 'listening on https?://[0-9.]+:[0-9]+' "$log" 2>/dev/null | head -1 | grep -oE '[0-9]+$' || true)
     if [ -n "$port" ]; then echo "$port"; return 0; fi
     if ! kill -0 "$pid" 2>/dev/null; then
       echo "$script_name: $what exited at start:" >&2; tail -20 "$log" >&2; return 1

@@ -34,9 +34,12 @@ public enum Endpoint {
         return upstreamSuffix;
     }
 
+    /** {@link #values()} once: each call of it copies the array, and {@link #forPath} runs per request. */
+    private static final Endpoint[] ALL = values();
+
     /** Matches a request path with its query string already removed; null when it is not an endpoint. */
     public static Endpoint forPath(String path) {
-        for (Endpoint e : values()) {
+        for (Endpoint e : ALL) {
             if (e.gatewayPath.equals(path)) {
                 return e;
             }

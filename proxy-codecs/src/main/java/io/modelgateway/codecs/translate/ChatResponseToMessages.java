@@ -48,25 +48,28 @@ final class ChatResponseToMessages implements ResponseTranslator {
             throw new TranslationException(upstreamError(error)); // some providers answer errors with a 200
         }
         JsonNode choice = root.path("choices").path(0);
-        JsonNode message = choice.path("message");
-        if (!message.isObject()) {
+        JsonNode sent = choice.path("message");
+        String finishReason = text(choice.get("finish_reason"));
+        if (!sent.isObject() && !"content_filter".equals(finishReason)) {
             throw upstream("The upstream provider returned a response without a message.");
         }
-        String finishReason = text(choice.get("finish_reason"));
+        // A completion the provider's content filter withheld whole (Azure OpenAI may send no message at all) is an
+        // empty answer stopped for refusal (8.7), not a broken one.
+        JsonNode answer = sent.isObject() ? sent : MessagesRequestToChat.MAPPER.createObjectNode();
         if ("error".equals(finishReason)) {
             throw upstream("The upstream provider reported an error while generating the response.");
         }
         JsonNode usageNode = root.get("usage");
         usage = UsageJson.chat(usageNode);
         boolean reasoningReported = UsageJson.chatReportsReasoning(usageNode);
-        String refusal = text(message.get("refusal"));
+        String refusal = text(answer.get("refusal"));
         boolean refused = refusal != null && !refusal.isEmpty();
         String stopReason = refused ? "refusal" : StopReasons.toStopReason(finishReason);
         String model = text(root.get("model"));
 
         try {
             return JsonOut.write(alloc, Math.max(256, upstreamBody.readableBytes() + 128), MessagesRequestToChat.MAPPER,
-                    g -> writeMessage(g, message, model, refused, refusal, stopReason, reasoningReported));
+                    g -> writeMessage(g, answer, model, refused, refusal, stopReason, reasoningReported));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

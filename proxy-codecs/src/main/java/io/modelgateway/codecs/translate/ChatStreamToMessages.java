@@ -186,7 +186,8 @@ final class ChatStreamToMessages implements StreamTranslator {
         }
         if (!started) {
             started = true;
-            messageStart(out, c.model != null ? c.model : fallbackModel);
+            // Azure OpenAI's first chunk (its prompt's content-filter results, no choices) has "model":"".
+            messageStart(out, nonEmpty(c.model) ? c.model : fallbackModel);
         }
         String reasoning = nonEmpty(c.reasoning) ? c.reasoning : nonEmpty(c.reasoningContent) ? c.reasoningContent : null;
         if (reasoning != null) {

@@ -27,7 +27,7 @@ class ChatResponseToMessagesTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"text", "tool-calls", "reasoning-details", "reasoning-content", "refusal",
-            "empty-no-usage"})
+            "empty-no-usage", "azure-content-filter"})
     void translate_goldenResponse_givesExactMessage(String name) throws Exception {
         String out = translate(responseTranslator(), resource(DIR + name + ".chat.json"));
         assertThat(out).as("compact").isEqualTo(new String(MessagesRequestToChat.MAPPER.writeValueAsBytes(tree(out)), StandardCharsets.UTF_8));

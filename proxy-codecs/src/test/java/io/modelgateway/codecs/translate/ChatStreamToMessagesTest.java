@@ -21,12 +21,13 @@ class ChatStreamToMessagesTest {
     static final String DIR = "a2c/stream/";
     static final List<String> TRANSCRIPTS = List.of("worked-example", "text", "parallel-tools", "reasoning-signed",
             "reasoning-unsigned", "refusal", "length", "error-chunk", "error-overloaded", "eof-before-finish",
-            "closed-tool-index", "finish-then-eof", "malformed", "framing");
+            "closed-tool-index", "finish-then-eof", "malformed", "framing", "azure-content-filter",
+            "azure-async-filter");
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"worked-example", "text", "parallel-tools", "reasoning-signed", "reasoning-unsigned",
             "refusal", "length", "error-chunk", "error-overloaded", "eof-before-finish", "closed-tool-index",
-            "finish-then-eof", "malformed", "framing"})
+            "finish-then-eof", "malformed", "framing", "azure-content-filter", "azure-async-filter"})
     void onEvent_goldenTranscript_givesExactCallerEvents(String name) {
         List<String> events = run(resource(DIR + name + ".chat.sse"));
         assertWellFormed(events);
@@ -35,7 +36,7 @@ class ChatStreamToMessagesTest {
 
     @Test
     void transcripts_listedOnce_matchTheParameterList() {
-        assertThat(TRANSCRIPTS).doesNotHaveDuplicates().hasSize(14);
+        assertThat(TRANSCRIPTS).doesNotHaveDuplicates().hasSize(16);
     }
 
     @Test

@@ -140,9 +140,12 @@ public final class AnswerWriter {
     private HttpResponse heldHead;
     /** The pieces of that body so far: one retained piece, or a composite of them; null when none. */
     private ByteBuf held;
+    /** The first capacity of a read's merged chunks: a burst of about thirty events without growing. */
+    private static final int MERGE_CAPACITY = 8192;
+
     /** STREAM: the chunks written since the last read's end, not yet passed on ({@link #pend}); null when none. */
     private ByteBuf pending;
-    /** {@link #pending} is a composite this writer made (else one chunk's own buffer). */
+    /** {@link #pending} is a buffer this writer made and copies into (else one chunk's own buffer). */
     private boolean pendingMerged;
     /** The stream being relayed (STREAM); null otherwise. */
     private StreamRelay stream;
@@ -655,6 +658,15 @@ public final class AnswerWriter {
         ctx.write(msg, ctx.voidPromise());
     }
 
+    /** A piece of a stream's body, as {@link #write} of it in a {@code DefaultHttpContent}, without the wrapper. */
+    void writeStreamPiece(ByteBuf piece) {
+        if (mode == Mode.STREAM) {
+            pend(piece);
+        } else {
+            write(new DefaultHttpContent(piece));
+        }
+    }
+
     void writeAndFlush(Object msg) {
         writePending();
         ctx.writeAndFlush(msg, ctx.voidPromise());
@@ -664,21 +676,29 @@ public final class AnswerWriter {
      * A stream's chunks are merged while one read of the upstream is handled and leave as one chunk at its end
      * ({@link #readComplete}), or before anything else is written: an upstream that sends each event in its own HTTP
      * chunk (as OpenAI's API does) costs the client side one chunk header, one outbound entry and one message per
-     * read, not per event. The bytes and their order are the same; the composite holds the pieces, never copies.
+     * read, not per event. The bytes and their order are the same. The second piece of a read starts one pooled
+     * buffer that the pieces are copied into and released: events are small (a few hundred bytes), and a composite of
+     * them would cost an object per event twice, its component and, at the socket's gathering write, a
+     * {@code java.nio.ByteBuffer} view of it.
      */
     private void pend(ByteBuf piece) {
         if (pending == null) {
             pending = piece;
             return;
         }
-        if (!pendingMerged) {
-            // no limit on components: past its limit, a composite copies its components into one buffer
-            CompositeByteBuf merged = new CompositeByteBuf(ctx.alloc(), pending.isDirect(), Integer.MAX_VALUE);
-            merged.addComponent(true, pending);
-            pending = merged;
-            pendingMerged = true;
+        try {
+            if (!pendingMerged) {
+                ByteBuf merged = ctx.alloc().directBuffer(
+                        Math.max(MERGE_CAPACITY, pending.readableBytes() + piece.readableBytes()));
+                merged.writeBytes(pending);
+                pending.release();
+                pending = merged;
+                pendingMerged = true;
+            }
+            pending.writeBytes(piece); // grows the buffer when needed
+        } finally {
+            piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
         }
-        ((CompositeByteBuf) pending).addComponent(true, piece);
         if (pending.readableBytes() >= ctx.channel().config().getWriteBufferHighWaterMark()) {
             // A read loop may bring far more than one read: past the high watermark the merged bytes go out now, so
             // the connection's writability (which pauses the provider for a slow client) sees them (design rule 8).

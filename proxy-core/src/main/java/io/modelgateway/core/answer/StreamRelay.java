@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -45,6 +46,8 @@ final class StreamRelay {
     private final StreamTranslator translator;
     private final AnswerAccounting accounting;
     private final boolean withholdUsageChunk;
+    /** What each event of a piece goes to, made once here: a method reference per piece allocated per event. */
+    private final Consumer<ByteBuf> onEvent;
     /** The provider sent an error event (relayed as it is when passing through): the exchange failed upstream. */
     private boolean upstreamErrorEvent;
 
@@ -55,11 +58,12 @@ final class StreamRelay {
         this.translator = translator;
         this.accounting = accounting;
         this.withholdUsageChunk = withholdUsageChunk;
+        this.onEvent = translator == null ? this::passEvent : this::translateEvent;
     }
 
     /** A piece of the stream ({@code last}: its end). Borrowed. */
     void feed(ByteBuf c, boolean last) {
-        boolean fits = scanner.feed(c, translator == null ? this::passEvent : this::translateEvent);
+        boolean fits = scanner.feed(c, onEvent);
         if (writer.done()) {
             scanner.release(); // an event ended the exchange (malformed); drop what the feed kept after it
             return;
@@ -216,7 +220,7 @@ final class StreamRelay {
         if (!writer.headSent()) {
             sendHead();
         }
-        writer.write(new DefaultHttpContent(event));
+        writer.writeStreamPiece(event);
     }
 
     private void sendHead() {

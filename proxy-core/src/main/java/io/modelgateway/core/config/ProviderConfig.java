@@ -28,6 +28,7 @@ import java.util.Objects;
  * @param anthropicBeta    anthropic type: which of a messages caller's {@code anthropic-beta} values go upstream
  * @param tls              how an {@code https} upstream's certificate is checked ({@code ca_file},
  *                         {@code insecure_skip_verify})
+ * @param azure            azure_openai type: its path scheme and how its credential is sent; null for other types
  * @param google           vertex and gemini types: project, location and service account; null for other types
  */
 public record ProviderConfig(
@@ -45,15 +46,16 @@ public record ProviderConfig(
         TimeoutsConfig timeouts,
         AnthropicBeta anthropicBeta,
         UpstreamTls tls,
+        AzureSettings azure,
         GoogleSettings google) {
 
     /**
-     * Client headers that never go upstream whatever {@code forward_headers} says: the gateway's own
-     * credentials (forwarding them would hand the gateway key to the provider) and the hop-by-hop and
-     * framing headers the upstream request sets itself.
+     * Client headers that never go upstream whatever {@code forward_headers} says: credentials (forwarding them
+     * would hand the gateway key to the provider; {@code api-key} is Azure OpenAI's, which its SDK client sends) and
+     * the hop-by-hop and framing headers the upstream request sets itself.
      */
     private static final String[] NEVER_FORWARDED = {
-            "authorization", "proxy-authorization", "x-api-key",
+            "authorization", "proxy-authorization", "x-api-key", "api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
 
@@ -61,17 +63,26 @@ public record ProviderConfig(
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
-            UpstreamTls tls) {
+            UpstreamTls tls, AzureSettings azure) {
         this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
-                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, null);
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, null);
     }
 
-    /** With the JDK's trust store and verification on ({@link UpstreamTls#DEFAULT}). */
+    /** A provider of any type but azure_openai, vertex and gemini. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, null, null);
+    }
+
+    /** With the JDK's trust store and verification on ({@link UpstreamTls#DEFAULT}); any type but azure_openai. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta) {
         this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
-                reasoningDetails, cooldown, timeouts, anthropicBeta, UpstreamTls.DEFAULT);
+                reasoningDetails, cooldown, timeouts, anthropicBeta, UpstreamTls.DEFAULT, null);
     }
 
     /** Without an {@code anthropic_beta} setting: {@link AnthropicBeta#FORWARD}. */
@@ -114,6 +125,9 @@ public record ProviderConfig(
         timeouts = timeouts == null ? TimeoutsConfig.DEFAULT : timeouts;
         anthropicBeta = anthropicBeta == null ? AnthropicBeta.FORWARD : anthropicBeta;
         tls = tls == null ? UpstreamTls.DEFAULT : tls;
+        if ((type == ProviderType.AZURE_OPENAI) != (azure != null)) {
+            throw new IllegalArgumentException("azure settings are for type azure_openai, which needs them");
+        }
         if ((type == ProviderType.VERTEX || type == ProviderType.GEMINI) != (google != null)) {
             throw new IllegalArgumentException("google settings are for types vertex and gemini, which need them");
         }
@@ -170,6 +184,7 @@ public record ProviderConfig(
                 + ", anthropicBeta=" + anthropicBeta
                 + ", caFile=" + tls.caFile()
                 + ", insecureSkipVerify=" + tls.insecureSkipVerify()
+                + (azure == null ? "" : ", azure=" + azure)
                 + (google == null ? "" : ", google=" + google) + "]";
     }
 }

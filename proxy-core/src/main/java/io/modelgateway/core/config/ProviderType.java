@@ -11,6 +11,12 @@ public enum ProviderType {
     ANTHROPIC(ApiStyle.ANTHROPIC),
     /** The built-in simulator: answers in-process, in whichever style the caller used. */
     SIMULATOR(null),
+    /**
+     * Azure OpenAI: OpenAI's chat completions and embeddings on a resource endpoint, under Azure's paths (a
+     * deployment in the path and {@code api-version} in the query, or the v1 paths), with an {@code api-key} or a
+     * Microsoft Entra bearer token ({@link AzureSettings}).
+     */
+    AZURE_OPENAI(ApiStyle.OPENAI),
     // ---- Google (issue 18): Gemini's generateContent, translated from and to both caller styles
     /** Google Vertex AI: OAuth2 access tokens from a service account, the model in the path ({@link GoogleSettings}). */
     VERTEX(ApiStyle.GEMINI),

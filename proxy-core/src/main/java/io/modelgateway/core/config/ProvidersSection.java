@@ -38,8 +38,8 @@ final class ProvidersSection extends ConfigReader {
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
             "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify",
-            // vertex and gemini (GoogleProviders)
-            "project", "location", "credentials_file");
+            "api_version", "entra_token", // azure_openai
+            "project", "location", "credentials_file"); // vertex and gemini (GoogleProviders)
     private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
     private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
     private static final List<String> SIMULATOR_FIELDS =
@@ -83,7 +83,7 @@ final class ProvidersSection extends ConfigReader {
         ProviderType type = ProviderType.fromConfigName(typeText);
         if (type == null) {
             throw error(p.pathOf("type"), p.lineOf("type"),
-                    "must be one of openai, anthropic, simulator, vertex, gemini (got '" + typeText + "')");
+                    "must be one of " + typeNames() + " (got '" + typeText + "')");
         }
         URI baseUrl = null;
         if (type == ProviderType.SIMULATOR) {
@@ -124,8 +124,9 @@ final class ProvidersSection extends ConfigReader {
         String maxTokensField = p.string("max_tokens_field");
         if (maxTokensField == null) {
             maxTokensField = "max_completion_tokens";
-        } else if (type != ProviderType.OPENAI) {
-            throw error(p.pathOf("max_tokens_field"), p.lineOf("max_tokens_field"), "only used by type openai");
+        } else if (type != ProviderType.OPENAI && type != ProviderType.AZURE_OPENAI) {
+            throw error(p.pathOf("max_tokens_field"), p.lineOf("max_tokens_field"),
+                    "only used by types openai and azure_openai");
         } else if (!maxTokensField.equals("max_completion_tokens") && !maxTokensField.equals("max_tokens")) {
             throw error(p.pathOf("max_tokens_field"), p.lineOf("max_tokens_field"),
                     "must be max_completion_tokens or max_tokens (got '" + maxTokensField + "')");
@@ -135,8 +136,12 @@ final class ProvidersSection extends ConfigReader {
         TimeoutsConfig timeouts = timeouts(p);
         AnthropicBeta anthropicBeta = anthropicBeta(p, type);
         UpstreamTls tls = upstreamTls(p, baseUrl);
+        AzureSettings azure = azure(p, type, apiKey);
+        if (azure != null && azure.credential() == AzureSettings.Credential.ENTRA_TOKEN) {
+            apiKey = entraToken(p);
+        }
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, google);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, google);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             String path = p.pathOf("forward_headers") + "[" + i + "]";
@@ -326,6 +331,11 @@ final class ProvidersSection extends ConfigReader {
         if (type == ProviderType.ANTHROPIC && urlPath.endsWith("/v1")) {
             throw error(path, line, "for type anthropic give the URL without /v1 (the gateway appends /v1/messages)");
         }
+        if (type == ProviderType.AZURE_OPENAI && !urlPath.isEmpty()) {
+            throw error(path, line, "for type azure_openai give the resource endpoint only (scheme, host and port, "
+                    + "e.g. https://my-resource.openai.azure.com): the paths are Azure's (/openai/deployments/... or "
+                    + "/openai/v1/...)");
+        }
         return URI.create(scheme + "://" + uri.getRawAuthority() + urlPath);
     }
 
@@ -356,8 +366,76 @@ final class ProvidersSection extends ConfigReader {
             case OPENAI -> "OPENAI_API_KEY";
             case ANTHROPIC -> "ANTHROPIC_API_KEY";
             case SIMULATOR -> "SIMULATOR_API_KEY";
+            case AZURE_OPENAI -> "AZURE_OPENAI_API_KEY";
             case VERTEX, GEMINI -> GoogleProviders.apiKeyVariable(type);
         };
+    }
+
+    /** The config names of every provider type, for the message of an unknown one. */
+    private static String typeNames() {
+        StringBuilder names = new StringBuilder();
+        for (ProviderType t : ProviderType.values()) {
+            names.append(names.length() == 0 ? "" : ", ").append(t.configName());
+        }
+        return names.toString();
+    }
+
+    // ------------------------------------------------------------------ azure_openai
+
+    /**
+     * The azure_openai settings: {@code api_version} (left out: the v1 paths) and which credential is sent — exactly
+     * one of {@code api_key} (the {@code api-key} header) and {@code entra_token} (a Microsoft Entra access token, as
+     * {@code Authorization: Bearer}). Null for other types, which may use neither field.
+     */
+    private AzureSettings azure(Section p, ProviderType type, String apiKey) throws ConfigException {
+        if (type != ProviderType.AZURE_OPENAI) {
+            for (String field : List.of("api_version", "entra_token")) {
+                if (p.field(field) != null) {
+                    throw error(p.pathOf(field), p.lineOf(field), "only used by type azure_openai");
+                }
+            }
+            return null;
+        }
+        String version = p.string("api_version");
+        if (version != null) {
+            version = version.strip();
+            if (!AzureSettings.API_VERSION.matcher(version).matches()) {
+                throw error(p.pathOf("api_version"), p.lineOf("api_version"), "must be an Azure OpenAI API version "
+                        + "such as 2024-10-21 or 2025-04-01-preview (leave it out for the v1 paths, /openai/v1/...)");
+            }
+        }
+        boolean entra = p.field("entra_token") != null;
+        if (entra && p.field("api_key") != null) {
+            throw error(p.pathOf("entra_token"), p.lineOf("entra_token"),
+                    "give either api_key or entra_token, not both");
+        }
+        if (!entra && apiKey == null) {
+            throw error(p.pathOf(p.field("api_key") != null ? "api_key" : "type"),
+                    p.lineOf(p.field("api_key") != null ? "api_key" : "type"),
+                    "type azure_openai needs a credential: api_key (e.g. ${AZURE_OPENAI_API_KEY}) or entra_token "
+                            + "(a Microsoft Entra access token, e.g. ${AZURE_OPENAI_AD_TOKEN})");
+        }
+        return new AzureSettings(version,
+                entra ? AzureSettings.Credential.ENTRA_TOKEN : AzureSettings.Credential.API_KEY);
+    }
+
+    /** {@code entra_token}: a Microsoft Entra access token, from the environment; never empty. */
+    private String entraToken(Section p) throws ConfigException {
+        String path = p.pathOf("entra_token");
+        int line = p.lineOf("entra_token");
+        Scalar raw = p.scalar("entra_token");
+        String value = raw == null ? "" : expand(raw.text(), path, line).strip();
+        if (value.isEmpty()) {
+            throw error(path, line, "is empty (is the environment variable set?)");
+        }
+        if (hasWhitespace(value)) {
+            throw error(path, line, "must be the token alone (no 'Bearer ', no spaces or line breaks)");
+        }
+        if (!EnvExpander.hasReference(raw.text())) {
+            warn(path, line, "the token is written in the config file; prefer an environment reference such as "
+                    + "${AZURE_OPENAI_AD_TOKEN}");
+        }
+        return value;
     }
 
     private Map<String, String> headers(Section p) throws ConfigException {

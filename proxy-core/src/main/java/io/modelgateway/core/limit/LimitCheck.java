@@ -24,7 +24,8 @@ import java.util.logging.Logger;
  * naming the limit, and released here; admitted, it goes on carrying its {@link Admission}, which the request's end
  * settles against the real usage ({@link Exchanges#end}). Before the rate limits, the key's spend budgets
  * ({@link SpendBudgets}) reserve the request's estimated cost at the dearest of the model's prices (and refuse when a
- * budget is used up); they are this replica's own, also with a {@code redis} block.
+ * budget is used up); with a {@code redis} block the spend is shared too, checked by the same call to Redis as the
+ * rate limits (and by the fallback's share of each budget while Redis is away).
  *
  * <p>Without a {@code redis} block the local {@link RateLimiter} decides at once, inside this call, allocating
  * nothing when no limit applies. With one, the {@link SharedLimiter} asks Redis: an answer known at once (no limit;
@@ -42,14 +43,10 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
     private final Limiters limiters;
     private final SpendBudgets spend;
     private ChannelHandlerContext ctx;
-    /**
-     * The request held for the shared limits' answer, that answer, the request's input estimate and its spend
-     * reservation (null when no budget or price applies); or null.
-     */
+    /** The request held for the shared limits' answer, that answer and the request's input estimate; or null. */
     private GatewayRequest waiting;
     private Future<Admission> pending;
     private long waitingInputEstimate;
-    private SpendAdmission waitingSpend;
 
     public LimitCheck(Limiters limiters, Exchanges exchanges) {
         this(limiters, new SpendBudgets(), exchanges);
@@ -83,21 +80,16 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
         }
         long input = inputEstimate(request);
         long output = outputEstimate(request.endpoint(), request.peek(), request.model());
-        SpendAdmission held = reserveSpend(request, input, output);
-        if (held != null && !held.admitted()) {
-            proceed(ctx, request, refusedBySpend(request, held, input));
-            return;
-        }
+        // The spend is shared too: its budgets are checked and reserved by the same call.
         Future<Admission> answer = shared.admit(request.key(), request.model(), Saturating.add(input, output),
-                ctx.channel().eventLoop());
+                spendEstimate(request, input, output), ctx.channel().eventLoop());
         if (answer.isDone()) {
-            proceed(ctx, request, decided(request, withSpend(held, answer.getNow()), input));
+            proceed(ctx, request, decided(request, answer.getNow(), input));
             return;
         }
         waiting = request;
         pending = answer;
         waitingInputEstimate = input;
-        waitingSpend = held;
         request.touch("limit-check: waiting for the shared limits");
         answer.addListener(this);
     }
@@ -129,14 +121,11 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
         }
         GatewayRequest request = waiting;
         long input = waitingInputEstimate;
-        SpendAdmission held = waitingSpend;
         waiting = null;
         pending = null;
-        waitingSpend = null;
         if (admission == null) {
             admission = Admission.UNLIMITED; // not reached: a future of the shared limiter never fails
         }
-        admission = withSpend(held, admission);
         if (!ctx.channel().isActive()) {
             // Closed, and channelInactive is on its way: end the request here, its admission settled by the end.
             request.admission(admission, input);
@@ -166,10 +155,6 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
         }
         waiting = null;
         pending = null;
-        if (waitingSpend != null) {
-            waitingSpend.release(); // nothing was spent: the shared answer, when it comes, is settled unused
-            waitingSpend = null;
-        }
         exchanges().end(request, Outcome.CANCELLED);
         request.release();
     }
@@ -179,13 +164,22 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
      * count (no budget on the key, no price on the model), so a config without prices runs none of this.
      */
     private SpendAdmission reserveSpend(GatewayRequest request, long input, long output) {
+        double estimate = spendEstimate(request, input, output);
+        return estimate < 0 ? null : spend.admit(request.key(), estimate);
+    }
+
+    /**
+     * The cost to reserve on the key's budgets, at the dearest of the model's prices (0 for a key without a budget,
+     * whose spend is only counted); negative where there is no spend to count (no budget, no price).
+     */
+    private static double spendEstimate(GatewayRequest request, long input, long output) {
         KeyConfig key = request.key();
         ModelConfig model = request.model();
         boolean budgeted = !key.budget().isEmpty();
         if (!budgeted && !model.priced()) {
-            return null;
+            return -1;
         }
-        return spend.admit(key, budgeted ? model.costEstimate(input, output) : 0);
+        return budgeted ? model.costEstimate(input, output) : 0;
     }
 
     private static GatewayError refusedBySpend(GatewayRequest request, SpendAdmission held, long input) {
@@ -194,7 +188,7 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
         return held.error();
     }
 
-    /** The rate limits' admission with the spend reservation around it; a refusal gives the reservation back. */
+    /** The local rate limits' admission with the spend reservation around it; a refusal gives the reservation back. */
     private static Admission withSpend(SpendAdmission held, Admission rateLimits) {
         if (held == null) {
             return rateLimits;

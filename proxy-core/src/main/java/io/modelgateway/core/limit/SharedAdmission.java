@@ -1,14 +1,18 @@
 package io.modelgateway.core.limit;
 
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.config.LimitsConfig;
+import io.modelgateway.core.exchange.ExchangeRecord;
 import io.netty.channel.EventLoop;
 
 /**
  * An admission decided by the counts all replicas share in Redis ({@link SharedLimiter}): the same contract,
  * headers and 429 messages as a {@link LimitedAdmission}, with the numbers Redis computed. Admitted, it holds
  * its reservations in Redis under its id until {@link #settle} (sent once; resent only in ways Redis counts once,
- * see {@code settle.lua}); refused, it holds nothing.
+ * see {@code settle.lua}); refused, it holds nothing. When the key's spend is counted (a budget on the key, or a price on
+ * the model), the admission also reserves the estimated cost in the key's shared spend, settled with the record's real
+ * cost: the spend budgets every replica shares.
  *
  * <p>Confined to its exchange's event loop, like every admission; the limiter's renewal of its concurrency
  * leases reads only its final fields from another loop.
@@ -29,11 +33,33 @@ final class SharedAdmission extends CountedAdmission {
     final long leaseTtlMillis;
     final EventLoop loop;
     final boolean holdsSlots;
+    /** The key's spend hash; null when this admission counts no spend. */
+    final String spendKey;
+    final KeyConfig key;
+    /** The month of the admission (months since 1970-01, UTC), whose spend its settlement corrects. */
+    final long month;
+    /** The key's budgets and the cost estimate, in micro-dollars (a budget of 0 is none). */
+    final long dailyBudgetMicros;
+    final long monthlyBudgetMicros;
+    final long costEstimateMicros;
+    /** The exchange's real cost in micro-dollars, known when it is settled with its record. */
+    long costMicros;
     private final SharedLimiter limiter;
 
+    /**
+     * @param costEstimateUsd the exchange's estimated cost; negative when no spend is counted for it
+     */
     SharedAdmission(SharedLimiter limiter, EventLoop loop, String id, String prefix, long leaseTtlMillis,
-            boolean familyHeaders, Scope[] scopes, LimitsConfig[] limits, int count, long estimate) {
-        super(familyHeaders, 0);
+            KeyConfig key, Scope[] scopes, LimitsConfig[] limits, int count, long estimate, double costEstimateUsd,
+            long month) {
+        super(key.rateLimitHeaders(), 0);
+        this.key = key;
+        this.month = month;
+        boolean spend = costEstimateUsd >= 0;
+        this.spendKey = spend ? spendKey(prefix, key.name()) : null;
+        this.dailyBudgetMicros = spend ? SpendBudgets.micros(key.budget().daily()) : 0;
+        this.monthlyBudgetMicros = spend ? SpendBudgets.micros(key.budget().monthly()) : 0;
+        this.costEstimateMicros = spend ? SpendBudgets.micros(costEstimateUsd) : 0;
         this.limiter = limiter;
         this.loop = loop;
         this.id = id;
@@ -68,6 +94,21 @@ final class SharedAdmission extends CountedAdmission {
         };
     }
 
+    /** The Redis key of a key's spend hash: {@code s:KEY} under the prefix. */
+    static String spendKey(String prefix, String keyName) {
+        return prefix + "s:" + keyName;
+    }
+
+    /** Micro-dollars reserved on the day's spend: the cost estimate when the key has a daily budget. */
+    long dayReservedMicros() {
+        return dailyBudgetMicros > 0 ? costEstimateMicros : 0;
+    }
+
+    /** Micro-dollars reserved on the month's spend. */
+    long monthReservedMicros() {
+        return monthlyBudgetMicros > 0 ? costEstimateMicros : 0;
+    }
+
     /** Tokens reserved per minute in scope {@code i}: the estimate, at most the bucket (0 without that limit). */
     long tokensReserved(int i) {
         long tpm = limits[i].tokensPerMinute();
@@ -90,6 +131,15 @@ final class SharedAdmission extends CountedAdmission {
             tokensFullAtNanos = nowNanos + r[7] * 1000;
         }
         if (r[0] == 1) {
+            return;
+        }
+        if (r[9] == 5 || r[9] == 6) {
+            // A spend budget, checked before the scopes: x-should-retry: false and a wait to the period's end.
+            boolean daily = r[9] == 5;
+            long now = epochMillis();
+            refuse(SpendBudgets.refusal(key, daily, daily ? key.budget().daily() : key.budget().monthly(), now),
+                    SpendBudgets.untilPeriodEnd(daily, now), daily ? SpendBudgets.DAILY_BUDGET
+                            : SpendBudgets.MONTHLY_BUDGET, false);
             return;
         }
         int at = (int) r[8] - 1;
@@ -116,6 +166,15 @@ final class SharedAdmission extends CountedAdmission {
         this.shouldRetry = shouldRetry;
     }
 
+    @Override
+    public void settle(ExchangeRecord record) {
+        if (spendKey != null && !settled) {
+            costMicros = SpendBudgets.micros(record.costUsd());
+        }
+        settle(record.totalTokens());
+    }
+
+    /** Settles the tokens; the spend (when counted) with the cost of {@link #settle(ExchangeRecord)}, else 0. */
     @Override
     public void settle(long actualTokens) {
         if (settled || error != null) {

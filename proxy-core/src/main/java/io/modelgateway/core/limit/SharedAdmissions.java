@@ -12,9 +12,13 @@ import io.netty.util.concurrent.Future;
  */
 public interface SharedAdmissions {
     /**
-     * Checks and reserves as {@link RateLimiter#admit(KeyConfig, ModelConfig, long)} does.
+     * Checks and reserves as {@link RateLimiter#admit(KeyConfig, ModelConfig, long)} does; first, when
+     * {@code costEstimateUsd} is not negative, the key's spend budgets as {@link SpendBudgets#admit} does.
      *
+     * @param costEstimateUsd the exchange's estimated cost, reserved on the key's budgeted periods; negative when the
+     *                        exchange counts no spend (no budget on the key, no price on the model)
      * @return completes on {@code loop} and never fails; already done when the answer is known at once
      */
-    Future<Admission> admit(KeyConfig key, ModelConfig model, long estimatedTokens, EventLoop loop);
+    Future<Admission> admit(KeyConfig key, ModelConfig model, long estimatedTokens, double costEstimateUsd,
+            EventLoop loop);
 }

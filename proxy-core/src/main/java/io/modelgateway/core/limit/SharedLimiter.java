@@ -98,7 +98,8 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     static final LuaScript ADMIT = LuaScript.load("admit.lua");
     static final LuaScript SETTLE = LuaScript.load("settle.lua");
     static final LuaScript RENEW = LuaScript.load("renew.lua");
-    private static final List<LuaScript> SCRIPTS = List.of(ADMIT, SETTLE, RENEW);
+    static final LuaScript SPEND = LuaScript.load("spend.lua");
+    private static final List<LuaScript> SCRIPTS = List.of(ADMIT, SETTLE, RENEW, SPEND);
 
     private static final int STARTING = 0;
     private static final int UP = 1;
@@ -112,6 +113,8 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     private final LongSupplier nanoTime;
     private final LongSupplier epochMillis;
     private final RateLimiter local;
+    /** The spend budgets of the local fallback: this replica's share of each budget while Redis is away. */
+    private final SpendBudgets localSpend;
     /** This replica's part of every admission id; random, so replicas (and restarts) never share ids. */
     private final String replicaId;
     private final AtomicLong sequence = new AtomicLong();
@@ -166,6 +169,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         this.nanoTime = nanoTime;
         this.epochMillis = epochMillis;
         this.local = new RateLimiter(nanoTime, epochMillis);
+        this.localSpend = new SpendBudgets(epochMillis);
         byte[] random = new byte[6];
         new SecureRandom().nextBytes(random);
         this.replicaId = HexFormat.of().formatHex(random);
@@ -190,42 +194,49 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     /**
      * Checks every limit of {@code key} on {@code model} against the shared counts and, if all admit, reserves (one
      * request, {@code estimatedTokens} per minute and on the day, a concurrency slot), as
-     * {@link RateLimiter#admit(KeyConfig, ModelConfig, long)} does.
+     * {@link RateLimiter#admit(KeyConfig, ModelConfig, long)} does; first, when {@code costEstimateUsd} is not
+     * negative, the key's spend budgets, as {@link SpendBudgets#admit} does, with the spend every replica shares.
      *
      * @param loop the exchange's event loop; best called on it (from elsewhere the check first moves there)
      * @return completes on {@code loop}, never fails: with {@link Admission#UNLIMITED} (done at once) when nothing
      *         limits the request, with the shared decision, or with the fallback's when Redis cannot answer within
      *         {@code timeout_ms}
      */
-    @Override
+    /** As {@link #admit(KeyConfig, ModelConfig, long, double, EventLoop)} for an exchange that counts no spend. */
     public Future<Admission> admit(KeyConfig key, ModelConfig model, long estimatedTokens, EventLoop loop) {
+        return admit(key, model, estimatedTokens, -1, loop);
+    }
+
+    @Override
+    public Future<Admission> admit(KeyConfig key, ModelConfig model, long estimatedTokens, double costEstimateUsd,
+            EventLoop loop) {
         LimitsConfig keyLimits = key.limits();
         LimitsConfig pairLimits = key.limitsFor(model.name());
         LimitsConfig modelLimits = model.limits();
-        if (keyLimits.isEmpty() && pairLimits.isEmpty() && modelLimits.isEmpty()) {
+        if (keyLimits.isEmpty() && pairLimits.isEmpty() && modelLimits.isEmpty() && costEstimateUsd < 0) {
             return loop.newSucceededFuture(Admission.UNLIMITED);
         }
         Promise<Admission> promise = loop.newPromise();
         if (loop.inEventLoop()) {
-            admit(key, model, estimatedTokens, loop, promise);
+            admit(key, model, estimatedTokens, costEstimateUsd, loop, promise);
         } else {
-            loop.execute(() -> admit(key, model, estimatedTokens, loop, promise));
+            loop.execute(() -> admit(key, model, estimatedTokens, costEstimateUsd, loop, promise));
         }
         return promise;
     }
 
-    private void admit(KeyConfig key, ModelConfig model, long estimatedTokens, EventLoop loop,
+    private void admit(KeyConfig key, ModelConfig model, long estimatedTokens, double costEstimateUsd, EventLoop loop,
             Promise<Admission> promise) {
         try {
             RedisConfig c = config;
             if (closed || state.get() != UP) {
-                promise.setSuccess(fallback(c, key, model, estimatedTokens));
+                promise.setSuccess(fallback(c, key, model, estimatedTokens, costEstimateUsd));
                 return;
             }
             Lane lane = lane(loop);
             if (!lane.link.ready()) {
                 lane.link.connect();
-                promise.setSuccess(fallback(c, key, model, estimatedTokens));
+                promise.setSuccess(fallback(c, key, model, estimatedTokens, costEstimateUsd));
                 return;
             }
             Scope[] scopes = new Scope[3];
@@ -246,18 +257,38 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             }
             long estimate = Math.min(MAX_TOKENS, Math.max(0, estimatedTokens));
             SharedAdmission a = new SharedAdmission(this, loop, replicaId + "-" + sequence.incrementAndGet(),
-                    c.keyPrefix(), c.leaseTtlMs(), key.rateLimitHeaders(), scopes, limits, n, estimate);
-            AdmitCall call = new AdmitCall(a, promise, key, model, estimatedTokens);
+                    c.keyPrefix(), c.leaseTtlMs(), key, scopes, limits, n, estimate, costEstimateUsd,
+                    SpendBudgets.monthOf(epochMillis()));
+            AdmitCall call = new AdmitCall(a, promise, key, model, estimatedTokens, costEstimateUsd);
             if (!lane.link.send(call)) {
-                promise.setSuccess(fallback(c, key, model, estimatedTokens));
+                promise.setSuccess(fallback(c, key, model, estimatedTokens, costEstimateUsd));
             }
         } catch (RuntimeException e) {
             // Never let a bug here reach the caller as an exception: the fallback still decides.
             LOG.log(Level.WARNING, "shared limits: check failed, the fallback decides", e);
             if (!promise.isDone()) {
-                promise.setSuccess(fallback(config, key, model, estimatedTokens));
+                promise.setSuccess(fallback(config, key, model, estimatedTokens, costEstimateUsd));
             }
         }
+    }
+
+    private Admission fallback(RedisConfig c, KeyConfig key, ModelConfig model, long estimatedTokens,
+            double costEstimateUsd) {
+        if (costEstimateUsd < 0 || c.fallback() != RedisConfig.Fallback.LOCAL) {
+            return fallback(c, key, model, estimatedTokens);
+        }
+        // The local fallback: this replica's share of the spend budgets first, as the limit check does without Redis.
+        SpendAdmission held = localSpend.admit(key, costEstimateUsd, c.replicasHint());
+        if (!held.admitted()) {
+            fallbacks.increment();
+            return held;
+        }
+        Admission rateLimits = fallback(c, key, model, estimatedTokens);
+        if (rateLimits.admitted()) {
+            return held.wrap(rateLimits);
+        }
+        held.release();
+        return rateLimits;
     }
 
     private Admission fallback(RedisConfig c, KeyConfig key, ModelConfig model, long estimatedTokens) {
@@ -275,6 +306,28 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             default:
                 return local.admit(key, model, estimatedTokens, c.replicasHint());
         }
+    }
+
+    /**
+     * The spend of the key named {@code keyName} as every replica shares it: micro-dollars spent today and this month
+     * (UTC). Completes on a loop of the group; with null when Redis is away or does not answer within
+     * {@code timeout_ms}.
+     */
+    public Future<long[]> spend(String keyName) {
+        Promise<long[]> promise = home.newPromise();
+        home.execute(() -> {
+            Lane lane = lane(home);
+            if (closed || state.get() != UP || !lane.link.ready()) {
+                promise.trySuccess(null);
+                return;
+            }
+            SpendCall call = new SpendCall(SharedAdmission.spendKey(config.keyPrefix(), keyName),
+                    SpendBudgets.monthOf(epochMillis()), promise);
+            if (!lane.link.send(call)) {
+                promise.trySuccess(null);
+            }
+        });
+        return promise;
     }
 
     /** Settles {@code a} (admitted, first call): called by {@link SharedAdmission#settle}, on any thread. */
@@ -631,6 +684,14 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             Resp.bulk(out, a.leaseKeys[i]);
         }
         Resp.bulk(out, a.holdKey);
+        if (a.spendKey != null) {
+            Resp.bulk(out, a.spendKey);
+        }
+    }
+
+    /** How many keys {@link #keys} writes. */
+    private static int keyCount(SharedAdmission a) {
+        return 2 * a.count + (a.spendKey != null ? 2 : 1);
     }
 
     private static long[] integers(RedisMessage reply, int size) {
@@ -654,14 +715,16 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         final KeyConfig key;
         final ModelConfig model;
         final long estimatedTokens;
+        final double costEstimateUsd;
 
         AdmitCall(SharedAdmission a, Promise<Admission> promise, KeyConfig key, ModelConfig model,
-                long estimatedTokens) {
+                long estimatedTokens, double costEstimateUsd) {
             this.a = a;
             this.promise = promise;
             this.key = key;
             this.model = model;
             this.estimatedTokens = estimatedTokens;
+            this.costEstimateUsd = costEstimateUsd;
         }
 
         @Override
@@ -671,7 +734,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
 
         @Override
         protected void encode(ByteBuf out, boolean withBody) {
-            scriptHeader(out, ADMIT, withBody, 2 * a.count + 1, 6 + 5 * a.count);
+            scriptHeader(out, ADMIT, withBody, keyCount(a), 11 + 5 * a.count);
             keys(out, a);
             Resp.bulk(out, scriptNow());
             Resp.bulk(out, a.id);
@@ -687,6 +750,11 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
                 Resp.bulk(out, l.dailyTokens());
                 Resp.bulk(out, a.tokensReserved(i));
             }
+            Resp.bulk(out, a.spendKey != null ? 1 : 0);
+            Resp.bulk(out, a.month);
+            Resp.bulk(out, a.dailyBudgetMicros);
+            Resp.bulk(out, a.monthlyBudgetMicros);
+            Resp.bulk(out, a.costEstimateMicros);
         }
 
         @Override
@@ -695,14 +763,14 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             try {
                 if (r == null) {
                     // An error reply (counted and logged by the lane) or a shape this code does not know.
-                    promise.trySuccess(fallback(config, key, model, estimatedTokens));
+                    promise.trySuccess(fallback(config, key, model, estimatedTokens, costEstimateUsd));
                     return;
                 }
                 a.decided(r, nanoTime());
             } catch (RuntimeException e) {
                 // An answer this code cannot read: decided by the fallback, and the admission (if it was one) undone.
                 LOG.log(Level.WARNING, "shared limits: cannot read the answer of admit.lua", e);
-                promise.trySuccess(fallback(config, key, model, estimatedTokens));
+                promise.trySuccess(fallback(config, key, model, estimatedTokens, costEstimateUsd));
                 deliver(new SettleCall(a, 0, true));
                 return;
             }
@@ -717,7 +785,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             if (failure == Failure.TIMEOUT) {
                 timeouts.increment();
             }
-            promise.trySuccess(fallback(config, key, model, estimatedTokens));
+            promise.trySuccess(fallback(config, key, model, estimatedTokens, costEstimateUsd));
             // The script may still run (slow Redis) or have run (lost connection): cancel it. A cancellation of a
             // check that never ran finds no hold and changes nothing.
             deliver(new SettleCall(a, 0, true));
@@ -748,7 +816,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         @Override
         protected void encode(ByteBuf out, boolean withBody) {
             attempts++;
-            scriptHeader(out, SETTLE, withBody, 2 * a.count + 1, 5 + 6 * a.count);
+            scriptHeader(out, SETTLE, withBody, keyCount(a), 10 + 6 * a.count);
             keys(out, a);
             Resp.bulk(out, scriptNow());
             Resp.bulk(out, a.id);
@@ -764,6 +832,11 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
                 Resp.bulk(out, l.dailyTokens() > 0 ? 1 : 0);
                 Resp.bulk(out, l.dailyTokens() > 0 ? a.estimate : 0);
             }
+            Resp.bulk(out, a.spendKey != null ? 1 : 0);
+            Resp.bulk(out, a.month);
+            Resp.bulk(out, a.dayReservedMicros());
+            Resp.bulk(out, a.monthReservedMicros());
+            Resp.bulk(out, refund ? 0 : a.costMicros);
         }
 
         @Override
@@ -786,6 +859,45 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             if (attempts < MAX_ATTEMPTS && !closed) {
                 lane(a.loop).defer(this);
             }
+        }
+    }
+
+    /** spend.lua: one key's shared spend, for the admin listener. */
+    private final class SpendCall extends RedisCall {
+        final String spendKey;
+        final long month;
+        final Promise<long[]> promise;
+
+        SpendCall(String spendKey, long month, Promise<long[]> promise) {
+            this.spendKey = spendKey;
+            this.month = month;
+            this.promise = promise;
+        }
+
+        @Override
+        protected LuaScript script() {
+            return SPEND;
+        }
+
+        @Override
+        protected void encode(ByteBuf out, boolean withBody) {
+            scriptHeader(out, SPEND, withBody, 1, 2);
+            Resp.bulk(out, spendKey);
+            Resp.bulk(out, scriptNow());
+            Resp.bulk(out, month);
+        }
+
+        @Override
+        protected void onReply(RedisMessage reply) {
+            promise.trySuccess(integers(reply, 2));
+        }
+
+        @Override
+        protected void onFailure(Failure failure) {
+            if (failure == Failure.TIMEOUT) {
+                timeouts.increment();
+            }
+            promise.trySuccess(null);
         }
     }
 

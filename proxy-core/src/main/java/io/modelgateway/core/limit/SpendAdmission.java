@@ -12,8 +12,8 @@ import io.netty.handler.codec.http.HttpHeaders;
  * around the rate limits' own admission ({@link #wrap}), which settles both when the exchange ends: the tokens with the
  * rate limits, the record's cost with the spend ({@link #settle(ExchangeRecord)}).
  *
- * <p>For Redis-shared limits the same shape holds: a shared admission wrapped here keeps the spend local to the
- * replica, and a shared spend would be a hold in Redis settled with the same record (see {@link SpendBudgets}).
+ * <p>Serves the local limits and the shared limits' local fallback; while Redis answers, the shared limits hold the
+ * spend in Redis themselves ({@link SharedAdmission}), settled with the same record.
  *
  * <p>Confined to the exchange's event loop, like every admission; the spend it changes is lock-free.
  */

@@ -25,13 +25,14 @@ import java.util.function.LongSupplier;
  * ({@link SpendAdmission}). Exchanges of keys without a budget are counted at their end only (their spend is still
  * reported by the admin listener's {@code /admin/api/keys/NAME/spend}). A refusal is a 429 in the caller's style
  * ({@link ErrorKind#SPEND_BUDGET}) with {@code x-should-retry: false} and a {@code Retry-After} to the end of the
- * period, never past it.
+ * period, never past it. With a {@code redis} block, the spend is kept in Redis instead ({@link SharedLimiter}, with
+ * the same arithmetic in its scripts) and these counts serve only the report of a replica without one.
  *
  * <p>Thread safety: called on every event loop at once; lock-free.
  */
 public final class SpendBudgets {
     /** Micro-dollars per dollar. */
-    static final double MICROS = 1_000_000;
+    public static final double MICROS = 1_000_000;
     static final String DAILY_BUDGET = "daily_budget_usd";
     static final String MONTHLY_BUDGET = "monthly_budget_usd";
 
@@ -62,33 +63,53 @@ public final class SpendBudgets {
      * key with a budget or a model with a price: everything else skips spend altogether.
      */
     public SpendAdmission admit(KeyConfig key, double estimateUsd) {
+        return admit(key, estimateUsd, 1);
+    }
+
+    /**
+     * As {@link #admit(KeyConfig, double)}, with each budget divided by {@code share}: the shared limits' local
+     * fallback, where each of {@code share} replicas enforces its part of a budget.
+     */
+    public SpendAdmission admit(KeyConfig key, double estimateUsd, int share) {
         BudgetConfig budget = key.budget();
         KeySpend s = spend.get(key.name(), NEW_SPEND);
         long now = epochMillis.getAsLong();
         long day = DailyBudget.dayOf(now);
         long month = monthOf(now);
         long estimate = micros(estimateUsd);
-        if (budget.daily() > 0 && !s.day.take(estimate, micros(budget.daily()), day)) {
-            return refusal(key, DAILY_BUDGET, budget.daily(), (day + 1) * DailyBudget.DAY_MILLIS - now);
+        int parts = Math.max(1, share);
+        if (budget.daily() > 0 && !s.day.take(estimate, Math.max(1, micros(budget.daily()) / parts), day)) {
+            return new SpendAdmission(refusal(key, true, budget.daily(), now), untilPeriodEnd(true, now),
+                    DAILY_BUDGET);
         }
-        if (budget.monthly() > 0 && !s.month.take(estimate, micros(budget.monthly()), month)) {
+        if (budget.monthly() > 0 && !s.month.take(estimate, Math.max(1, micros(budget.monthly()) / parts), month)) {
             if (budget.daily() > 0) {
                 s.day.adjust(day, -estimate);
             }
-            return refusal(key, MONTHLY_BUDGET, budget.monthly(), monthStartMillis(month + 1) - now);
+            return new SpendAdmission(refusal(key, false, budget.monthly(), now), untilPeriodEnd(false, now),
+                    MONTHLY_BUDGET);
         }
         // A period without a budget is counted at settlement only: there is nothing to reserve against.
         return new SpendAdmission(s, day, month, budget.daily() > 0 ? estimate : 0,
                 budget.monthly() > 0 ? estimate : 0);
     }
 
-    private SpendAdmission refusal(KeyConfig key, String limit, double budgetUsd, long waitMillis) {
-        boolean daily = limit.equals(DAILY_BUDGET);
-        GatewayError error = GatewayError.of(ErrorKind.SPEND_BUDGET, "The " + (daily ? "daily" : "monthly")
+    /**
+     * The 429 of a used-up budget (daily, else monthly) of {@code key} at {@code epochMillis}: the same words whether
+     * this replica's counts or the shared ones refused.
+     */
+    static GatewayError refusal(KeyConfig key, boolean daily, double budgetUsd, long epochMillis) {
+        return GatewayError.of(ErrorKind.SPEND_BUDGET, "The " + (daily ? "daily" : "monthly")
                 + " spend budget of key `" + key.name() + "` (" + usd(budgetUsd) + " USD) is used up. It resets at "
                 + (daily ? "00:00 UTC" : "00:00 UTC on the first day of the next month") + ", in "
-                + RateLimitHeaders.goDuration(waitMillis) + ".");
-        return new SpendAdmission(error, Math.max(1, waitMillis), limit);
+                + RateLimitHeaders.goDuration(untilPeriodEnd(daily, epochMillis)) + ".");
+    }
+
+    /** Milliseconds from {@code epochMillis} to the end of its UTC day (daily) or month, at least 1. */
+    static long untilPeriodEnd(boolean daily, long epochMillis) {
+        long end = daily ? (DailyBudget.dayOf(epochMillis) + 1) * DailyBudget.DAY_MILLIS
+                : monthStartMillis(monthOf(epochMillis) + 1);
+        return Math.max(1, end - epochMillis);
     }
 
     /** Corrects the periods' spend from what was reserved to {@code actualMicros}. */

@@ -229,7 +229,7 @@ public final class Dashboard {
             return;
         }
         if (path.startsWith("/admin/")) {
-            send(ctx, spendReport(path), keepAlive);
+            spendReport(ctx, path, keepAlive);
             return;
         }
         StaticFile file = files.get(path.equals("/dashboard") ? "/" : path);
@@ -312,23 +312,40 @@ public final class Dashboard {
 
     /**
      * {@code GET /admin/api/keys/NAME/spend}: the key's spend today and this month (UTC), its budgets and what is left of
-     * them (null without a budget), and when each period resets. 404 for another path or a name the config does not
-     * have; names only, never a key.
+     * them (null without a budget), when each period resets, and where the counts come from ({@code source}: this
+     * replica's, or every replica's from Redis). 404 for another path or a name the config does not have; 503 when the
+     * spend is shared and Redis does not answer. Names only, never a key. A shared spend is answered when Redis
+     * replies: the connection reads nothing more until then, so pipelined requests keep their order.
      */
-    private FullHttpResponse spendReport(String path) {
+    private void spendReport(ChannelHandlerContext ctx, String path, boolean keepAlive) {
         String name = path.startsWith(KEYS_API) && path.endsWith(SPEND_SUFFIX)
                 ? path.substring(KEYS_API.length(), path.length() - SPEND_SUFFIX.length()) : null;
-        KeySpends.KeySpend s = name == null || name.isEmpty() || name.indexOf('/') >= 0 || spends == null
-                ? null : spends.spend(name);
+        if (name == null || name.isEmpty() || name.indexOf('/') >= 0 || spends == null) {
+            send(ctx, json(HttpResponseStatus.NOT_FOUND, name == null
+                    ? "{\"error\":\"not found\"}" : "{\"error\":\"no key of that name\"}"), keepAlive);
+            return;
+        }
+        ctx.channel().config().setAutoRead(false);
+        spends.spend(name).whenComplete((s, failure) -> ctx.executor().execute(() -> {
+            send(ctx, spendReport(name, failure == null ? s : null, failure != null), keepAlive);
+            ctx.channel().config().setAutoRead(true);
+        }));
+    }
+
+    private static FullHttpResponse spendReport(String name, KeySpends.KeySpend s, boolean failed) {
+        if (failed || (s != null && KeySpends.UNAVAILABLE.equals(s.source()))) {
+            return json(HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "{\"error\":\"the shared spend cannot be read now: Redis does not answer\"}");
+        }
         if (s == null) {
-            return json(HttpResponseStatus.NOT_FOUND, name == null
-                    ? "{\"error\":\"not found\"}" : "{\"error\":\"no key of that name\"}");
+            return json(HttpResponseStatus.NOT_FOUND, "{\"error\":\"no key of that name\"}");
         }
         // A configured key name (letters, digits, '_', '.', '-'): nothing in it needs escaping.
         StringBuilder sb = new StringBuilder(256).append("{\"key\":\"").append(name).append("\",\"daily\":");
         period(sb, s.todayUsd(), s.dailyBudgetUsd(), s.dayResetMillis());
         sb.append(",\"monthly\":");
         period(sb, s.monthUsd(), s.monthlyBudgetUsd(), s.monthResetMillis());
+        sb.append(",\"source\":\"").append(s.source()).append('"');
         return json(HttpResponseStatus.OK, sb.append('}').toString());
     }
 

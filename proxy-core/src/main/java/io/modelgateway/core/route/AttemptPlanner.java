@@ -113,6 +113,7 @@ public final class AttemptPlanner {
                 ? request.body().retainedDuplicate()
                 : BodySplicer.splice(ctx.alloc(), request.body(), edits.toArray(BodySplicer.Edit[]::new));
         return new ProxyExchange(ctx, request, provider, deployment.upstreamModel(), pools,
-                request.config().upstreamLimits(), collectedBudget, body, translator, includeUsage != null, hook, onDone);
+                request.config().upstreamLimits(), collectedBudget, body, translator, includeUsage != null, hook,
+                onDone);
     }
 }

@@ -1,5 +1,6 @@
 package io.modelgateway.core.route;
 
+import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
@@ -7,7 +8,6 @@ import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.ModelConfig;
-import io.modelgateway.core.config.ProviderType;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.Exchange;
 import io.modelgateway.core.exchange.Exchanges;
@@ -119,8 +119,8 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
      * no such endpoint, or Gemini's (vertex, gemini: their countTokens is not translated); an Anthropic provider counts for itself and the simulator answers it.
      */
     private static boolean countsItself(ModelConfig model) {
-        return model.deployments().get(0).provider().type() == ProviderType.OPENAI
-                || model.deployments().get(0).provider().type().style() == io.modelgateway.codecs.ApiStyle.GEMINI;
+        ApiStyle style = model.deployments().get(0).provider().type().style();
+        return style == ApiStyle.OPENAI || style == ApiStyle.GEMINI; // openai, azure_openai; vertex, gemini
     }
 
     /** {@code {"input_tokens": N}} by the gateway's tokenizer ({@link InputTokenCounter}); nothing is accounted. */

@@ -1,7 +1,7 @@
 package io.modelgateway.core.server;
 
 import io.modelgateway.codecs.usage.InputTokenCounter;
-import io.modelgateway.core.config.ProviderType;
+import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.core.exchange.Transport;
 
 import io.modelgateway.core.config.GatewayConfig;
@@ -14,6 +14,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.modelgateway.core.limit.Limiters;
 import io.modelgateway.core.limit.RateLimiter;
+import io.modelgateway.core.limit.SharedLimiter;
 import io.modelgateway.core.observe.AccessLog;
 import io.modelgateway.core.observe.AdminServer;
 import io.modelgateway.core.observe.CompositeObserver;
@@ -29,6 +30,7 @@ import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.limit.SpendBudgets;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
@@ -139,7 +141,7 @@ public final class GatewayServer implements AutoCloseable {
             throw e;
         }
         context.connectionCaps().deriveFromProcess();
-        if (config.providers().values().stream().anyMatch(p -> p.type() == ProviderType.OPENAI)) {
+        if (config.providers().values().stream().anyMatch(p -> p.type().style() == ApiStyle.OPENAI)) {
             // count_tokens and translated message_start count with o200k_base (contract 5.12): loading it takes
             // seconds, so it loads now on a thread of its own instead of on the first such request's event loop.
             InputTokenCounter.warmUp();
@@ -201,11 +203,27 @@ public final class GatewayServer implements AutoCloseable {
                 }
             }
             if (key == null) {
-                return null;
+                return CompletableFuture.completedFuture(null);
             }
+            // The periods' reset instants are the same whoever counts; the counts come from Redis when shared.
             SpendBudgets.Spend s = context.spend().spend(name);
-            return new KeySpends.KeySpend(s.todayUsd(), s.monthUsd(), key.budget().daily(), key.budget().monthly(),
-                    s.dayResetMillis(), s.monthResetMillis());
+            double daily = key.budget().daily();
+            double monthly = key.budget().monthly();
+            SharedLimiter shared = context.limiters().shared();
+            if (shared == null) {
+                return CompletableFuture.completedFuture(new KeySpends.KeySpend(s.todayUsd(), s.monthUsd(), daily,
+                        monthly, s.dayResetMillis(), s.monthResetMillis(), KeySpends.LOCAL));
+            }
+            CompletableFuture<KeySpends.KeySpend> answer = new CompletableFuture<>();
+            shared.spend(name).addListener(f -> {
+                long[] micros = (long[]) f.getNow();
+                answer.complete(micros == null
+                        ? new KeySpends.KeySpend(0, 0, daily, monthly, s.dayResetMillis(), s.monthResetMillis(),
+                                KeySpends.UNAVAILABLE)
+                        : new KeySpends.KeySpend(micros[0] / SpendBudgets.MICROS, micros[1] / SpendBudgets.MICROS,
+                                daily, monthly, s.dayResetMillis(), s.monthResetMillis(), KeySpends.SHARED));
+            });
+            return answer;
         };
     }
 

@@ -82,7 +82,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     private long drainedBytes;
 
     /**
-     * @param upstreamModel the deployment's model name at the provider
+     * @param upstreamModel the deployment's model name at the provider (azure_openai's deployment paths name it)
      * @param limits       what an upstream answer may make the exchange hold (the request's config)
      * @param budget       the process-wide budget for bodies collected whole
      * @param upstreamBody the body to send (the exchange takes ownership)
@@ -93,8 +93,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
      *                     request's record then holds the tokens used
      */
     public ProxyExchange(ChannelHandlerContext ctx, GatewayRequest request, ProviderConfig provider,
-            String upstreamModel, UpstreamPools pools, UpstreamLimitsConfig limits, CollectedBudget budget, ByteBuf upstreamBody,
-            ResponseTranslator translator, boolean withholdUsageChunk, AttemptHook hook, Consumer<Outcome> onDone) {
+            String upstreamModel, UpstreamPools pools, UpstreamLimitsConfig limits, CollectedBudget budget,
+            ByteBuf upstreamBody, ResponseTranslator translator, boolean withholdUsageChunk, AttemptHook hook,
+            Consumer<Outcome> onDone) {
         this.ctx = ctx;
         this.request = request;
         this.provider = provider;

@@ -5,6 +5,7 @@ import io.modelgateway.core.exchange.HttpResponses;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.SecretRedactor;
+import io.modelgateway.core.config.AzureSettings;
 import io.modelgateway.core.config.ProviderConfig;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -37,6 +38,8 @@ public final class UpstreamTarget {
     public static final HttpHeadersFactory TRUSTED_HEADERS = HttpResponses.TRUSTED_HEADERS;
 
     private static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
+    /** Azure OpenAI's key header. */
+    private static final AsciiString API_KEY = AsciiString.cached("api-key");
     /** The Gemini API's key header. */
     private static final AsciiString X_GOOG_API_KEY = AsciiString.cached("x-goog-api-key");
     /** Parts of a header name that mark its value as a secret. */
@@ -47,6 +50,8 @@ public final class UpstreamTarget {
     final String origin;
     final AsciiString host;
     private final String[] paths = new String[Endpoint.values().length];
+    /** azure_openai: its paths, by deployment in the deployment form; null for every other type. */
+    private final AzurePaths azurePaths;
     /** vertex and gemini: their paths by model; null for every other type. */
     final GooglePaths googlePaths;
     /** vertex: its access tokens (the credential changes hourly); null for every other type. */
@@ -79,6 +84,7 @@ public final class UpstreamTarget {
         for (Endpoint e : Endpoint.values()) {
             paths[e.ordinal()] = basePath + e.upstreamSuffix();
         }
+        azurePaths = provider.azure() == null ? null : new AzurePaths(provider.azure());
         googlePaths = provider.google() == null ? null : new GooglePaths(provider.type(), provider.google());
         googleTokens = provider.google() == null || provider.google().account() == null ? null
                 : GoogleTokens.of(provider.google().account());
@@ -86,6 +92,10 @@ public final class UpstreamTarget {
         if (key == null) {
             credentialName = null;
             credentialValue = null;
+        } else if (provider.azure() != null && provider.azure().credential() == AzureSettings.Credential.API_KEY) {
+            checked.set(API_KEY, key);
+            credentialName = API_KEY;
+            credentialValue = AsciiString.of(key);
         } else if (provider.type() == io.modelgateway.core.config.ProviderType.GEMINI) {
             checked.set(X_GOOG_API_KEY, key);
             credentialName = X_GOOG_API_KEY;
@@ -151,10 +161,18 @@ public final class UpstreamTarget {
 
     /**
      * The request path (with its query, if any) for {@code endpoint} on this provider when the attempt goes to the
-     * deployment whose upstream model name is {@code upstreamModel}: the model's generateContent method for vertex
-     * and gemini ({@code stream}: streamGenerateContent with SSE), else {@link #path(Endpoint)}.
+     * deployment whose upstream model name is {@code upstreamModel}: Azure's paths for an azure_openai provider (the
+     * deployment form names the deployment in the path), else {@link #path(Endpoint)}.
+     */
+    String path(Endpoint endpoint, String upstreamModel) {
+        return azurePaths == null ? paths[endpoint.ordinal()] : azurePaths.path(endpoint, upstreamModel);
+    }
+
+    /**
+     * As {@link #path(Endpoint, String)}, and for vertex and gemini the model's generateContent method
+     * ({@code stream}: streamGenerateContent with SSE; Claude on Vertex: rawPredict / streamRawPredict).
      */
     String path(Endpoint endpoint, String upstreamModel, boolean stream) {
-        return googlePaths == null ? paths[endpoint.ordinal()] : googlePaths.path(upstreamModel, stream);
+        return googlePaths == null ? path(endpoint, upstreamModel) : googlePaths.path(upstreamModel, stream);
     }
 }

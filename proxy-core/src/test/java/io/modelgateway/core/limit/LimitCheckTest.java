@@ -83,7 +83,7 @@ class LimitCheckTest {
 
     /** Shared limits whose every answer waits until the test completes it. */
     private void sharedLimitsAnsweringLater() {
-        context.limiters().checkWith((key, model, estimate, loop) -> {
+        context.limiters().checkWith((key, model, estimate, cost, loop) -> {
             Promise<Admission> p = loop.newPromise();
             answers.add(p);
             return p;
@@ -157,7 +157,7 @@ class LimitCheckTest {
     @Test
     void sharedAnswerAtOnce_decidedWithoutHolding() {
         CountingAdmission admitted = new CountingAdmission(true);
-        context.limiters().checkWith((key, model, estimate, loop) -> loop.newSucceededFuture(admitted));
+        context.limiters().checkWith((key, model, estimate, cost, loop) -> loop.newSucceededFuture(admitted));
 
         ch.writeInbound(request());
         GatewayRequest passed = ch.readInbound();

@@ -449,6 +449,91 @@ class SharedLimitsEndToEndTest {
                 .contains("gateway_shared_state_fallbacks_total 0.0");
     }
 
+    // ---- spend budgets
+
+    @Test
+    void spendBudgets_sharedByTwoGateways_theReportReadsRedis_andTheFallbackKeepsAShare() throws Exception {
+        // Every exchange costs at least its per-request price, which is each key's whole budget: one exchange on
+        // either gateway uses the budget up for both.
+        String yaml = """
+                admin:
+                  listen: 127.0.0.1:0
+                redis:
+                  url: redis://127.0.0.1:%d/0
+                  timeout_ms: 500
+                  fallback: local
+                  replicas_hint: 2
+                keys:
+                  - name: team-a
+                    key: ${GATEWAY_KEY}
+                    models: ["*"]
+                    budget_usd: {daily: 0.0001}
+                  - name: team-b
+                    key: sha256:%s
+                    models: ["*"]
+                    budget_usd: {monthly: 0.0001}
+                providers:
+                  sim: {type: simulator}
+                models:
+                  sim-chat:
+                    deployments: [{provider: sim, model: sim-chat-1, price: {input: 2, output: 10, per_request: 0.0001}}]
+                """.formatted(redis.port(), TestGateway.sha256Hex(OTHER_KEY));
+        TestGateway a = start(yaml, Limiters.REDIS);
+        TestGateway b = start(yaml, Limiters.REDIS);
+
+        assertThat(a.call("/api/v1/chat/completions", CHAT).statusCode()).isEqualTo(200);
+        double spentA = records.get(0).next().costUsd();
+        assertThat(a.call("/api/v1/chat/completions", CHAT, "authorization", "Bearer " + OTHER_KEY).statusCode())
+                .isEqualTo(200);
+        double spentB = records.get(0).next().costUsd();
+        assertThat(spentA).isGreaterThanOrEqualTo(0.0001);
+        settledInRedis();
+
+        // The other gateway has spent nothing itself, and refuses both keys: their spend is shared.
+        HttpResponse<String> daily = b.call("/api/v1/chat/completions", CHAT);
+        assertThat(daily.statusCode()).isEqualTo(429);
+        assertThat(daily.headers().firstValue("x-should-retry")).hasValue("false");
+        assertThat(JSON.readTree(daily.body()).get("error").get("message").asText())
+                .contains("daily spend budget", "team-a");
+        assertThat(records.get(1).next().limit()).isEqualTo("daily_budget_usd");
+        HttpResponse<String> monthly = b.call("/api/v1/chat/completions", CHAT, "authorization", "Bearer " + OTHER_KEY);
+        assertThat(monthly.statusCode()).isEqualTo(429);
+        assertThat(records.get(1).next().limit()).isEqualTo("monthly_budget_usd");
+
+        JsonNode report = JSON.readTree(adminGet(b, "/admin/api/keys/team-a/spend").body());
+        assertThat(report.get("source").asText()).isEqualTo("redis");
+        assertThat(report.get("daily").get("spent_usd").asDouble()).isCloseTo(spentA, org.assertj.core.data.Offset
+                .offset(1e-6));
+        assertThat(report.get("daily").get("remaining_usd").asDouble()).isZero();
+        assertThat(report.get("monthly").get("spent_usd").asDouble()).isCloseTo(spentA, org.assertj.core.data.Offset
+                .offset(1e-6));
+        JsonNode reportB = JSON.readTree(adminGet(b, "/admin/api/keys/team-b/spend").body());
+        assertThat(reportB.get("monthly").get("spent_usd").asDouble()).isCloseTo(spentB, org.assertj.core.data.Offset
+                .offset(1e-6));
+
+        redis.freeze();
+        List<Integer> whileFrozen = new ArrayList<>();
+        int reportWhileFrozen;
+        try {
+            reportWhileFrozen = adminGet(b, "/admin/api/keys/team-a/spend").statusCode();
+            // The local fallback: B enforces its half of the budget with its own counts, which are empty.
+            whileFrozen.add(b.call("/api/v1/chat/completions", CHAT).statusCode());
+            whileFrozen.add(b.call("/api/v1/chat/completions", CHAT).statusCode());
+        } finally {
+            redis.thaw();
+        }
+        assertThat(reportWhileFrozen).as("the shared spend cannot be read").isEqualTo(503);
+        assertThat(whileFrozen).containsExactly(200, 429);
+        Eventually.until(Duration.ofSeconds(10), () -> b.server().context().limiters().up());
+        assertThat(b.call("/api/v1/chat/completions", CHAT).statusCode()).as("shared again: used up").isEqualTo(429);
+    }
+
+    private static HttpResponse<String> adminGet(TestGateway gw, String path) throws Exception {
+        HttpRequest r = HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + gw.server().adminPort() + path))
+                .timeout(Duration.ofSeconds(10)).GET().build();
+        return gw.http.send(r, HttpResponse.BodyHandlers.ofString());
+    }
+
     // ---- helpers
 
     private List<TestGateway> three(String keyLimits, int timeoutMs, String fallback, int replicas,

@@ -283,6 +283,7 @@ class CostEndToEndTest {
         assertThat(monthly.get("spent_usd").asDouble()).isCloseTo(spent, within(1e-6));
         assertThat(monthly.get("remaining_usd").asDouble()).isCloseTo(100 - spent, within(1e-6));
         assertThat(report.body()).doesNotContain(FRUGAL_KEY);
+        assertThat(JSON.readTree(report.body()).get("source").asText()).as("this replica's counts").isEqualTo("local");
         assertThat(adminGet("/admin/api/keys/nobody/spend").statusCode()).isEqualTo(404);
         assertThat(JSON.readTree(adminGet("/admin/api/keys/team-a/spend").body()).get("daily").get("budget_usd")
                 .isNull()).isTrue();

@@ -31,7 +31,7 @@ public final class TestGateway implements AutoCloseable {
     /** As {@link #start(String)}, with an observer that sees every exchange's record (e.g. {@link RecordingObserver}). */
     public static TestGateway start(String yaml, io.modelgateway.core.exchange.ExchangeObserver observer)
             throws Exception {
-        return start(yaml, observer, io.modelgateway.core.limit.Limiters.REDIS);
+        return start(yaml, observer, io.modelgateway.core.limit.Limiters.REDIS, Map.of());
     }
 
     /**
@@ -40,10 +40,23 @@ public final class TestGateway implements AutoCloseable {
      */
     public static TestGateway start(String yaml, io.modelgateway.core.exchange.ExchangeObserver observer,
             io.modelgateway.core.limit.Limiters.SharedFactory sharedLimits) throws Exception {
+        return start(yaml, observer, sharedLimits, Map.of());
+    }
+
+    /** As {@link #start(String, io.modelgateway.core.exchange.ExchangeObserver)}, with more environment variables. */
+    public static TestGateway start(String yaml, io.modelgateway.core.exchange.ExchangeObserver observer,
+            Map<String, String> env) throws Exception {
+        return start(yaml, observer, io.modelgateway.core.limit.Limiters.REDIS, env);
+    }
+
+    private static TestGateway start(String yaml, io.modelgateway.core.exchange.ExchangeObserver observer,
+            io.modelgateway.core.limit.Limiters.SharedFactory sharedLimits, Map<String, String> env) throws Exception {
         if (!yaml.contains("access_log:")) {
             yaml = "access_log: off\n" + yaml; // tests read records, not stdout; AccessLog has its own tests
         }
-        GatewayConfig config = ConfigLoader.parse(yaml, "test.yaml", Map.of("GATEWAY_KEY", KEY), "127.0.0.1:0");
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.put("GATEWAY_KEY", KEY);
+        GatewayConfig config = ConfigLoader.parse(yaml, "test.yaml", all, "127.0.0.1:0");
         return new TestGateway(GatewayServer.start(config, 1, observer, sharedLimits));
     }
 

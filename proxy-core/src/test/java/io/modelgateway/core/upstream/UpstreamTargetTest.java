@@ -52,4 +52,50 @@ class UpstreamTargetTest {
         assertThatThrownBy(() -> new UpstreamTarget(provider(ProviderType.OPENAI, "http://h/v1", "sk\r\nx: y",
                 Map.of()))).isInstanceOf(IllegalArgumentException.class);
     }
+
+    // ---- azure_openai
+
+    private static ProviderConfig azure(String apiVersion, io.modelgateway.core.config.AzureSettings.Credential c) {
+        return new ProviderConfig("az", ProviderType.AZURE_OPENAI, URI.create("https://my-resource.openai.azure.com"),
+                "az-secret", Map.of(), List.of(), 1000, null, "max_completion_tokens", false, null, null, null,
+                null, new io.modelgateway.core.config.AzureSettings(apiVersion, c));
+    }
+
+    @Test
+    void azure_deploymentForm_deploymentInThePathVersionInTheQuery_apiKeyHeader() {
+        UpstreamTarget t = new UpstreamTarget(azure("2024-10-21",
+                io.modelgateway.core.config.AzureSettings.Credential.API_KEY));
+        assertThat(t.host.toString()).isEqualTo("my-resource.openai.azure.com");
+        assertThat(t.path(Endpoint.CHAT_COMPLETIONS, "gpt-4o-prod"))
+                .isEqualTo("/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21");
+        assertThat(t.path(Endpoint.EMBEDDINGS, "embed-3-small"))
+                .isEqualTo("/openai/deployments/embed-3-small/embeddings?api-version=2024-10-21");
+        // Made once per deployment: the second request gets the same string.
+        assertThat(t.path(Endpoint.CHAT_COMPLETIONS, "gpt-4o-prod"))
+                .isSameAs(t.path(Endpoint.CHAT_COMPLETIONS, "gpt-4o-prod"));
+        assertThat(t.credentialName.toString()).isEqualTo("api-key");
+        assertThat(t.credentialValue.toString()).isEqualTo("az-secret");
+    }
+
+    @Test
+    void azure_v1Form_oneFixedPath_entraTokenAsBearer() {
+        UpstreamTarget t = new UpstreamTarget(azure(null,
+                io.modelgateway.core.config.AzureSettings.Credential.ENTRA_TOKEN));
+        assertThat(t.path(Endpoint.CHAT_COMPLETIONS, "gpt-4o-prod")).isEqualTo("/openai/v1/chat/completions");
+        assertThat(t.path(Endpoint.EMBEDDINGS, "any")).isEqualTo("/openai/v1/embeddings");
+        assertThat(t.credentialName.toString()).isEqualTo("authorization");
+        assertThat(t.credentialValue.toString()).isEqualTo("Bearer az-secret");
+    }
+
+    @Test
+    void azure_deploymentName_cannotAddASegmentOrAQuery() {
+        assertThat(AzurePaths.encode("my.gpt-4o_v2~x")).isEqualTo("my.gpt-4o_v2~x");
+        assertThat(AzurePaths.encode("a/../b?x=1#f")).isEqualTo("a%2F..%2Fb%3Fx%3D1%23f");
+        assertThat(AzurePaths.encode("..")).isEqualTo("%2E%2E");
+        assertThat(AzurePaths.encode("é d")).isEqualTo("%C3%A9%20d");
+        UpstreamTarget t = new UpstreamTarget(azure("2024-10-21",
+                io.modelgateway.core.config.AzureSettings.Credential.API_KEY));
+        assertThat(t.path(Endpoint.CHAT_COMPLETIONS, "x/../../admin"))
+                .isEqualTo("/openai/deployments/x%2F..%2F..%2Fadmin/chat/completions?api-version=2024-10-21");
+    }
 }

@@ -14,9 +14,6 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
-import io.netty.handler.codec.redis.RedisArrayAggregator;
-import io.netty.handler.codec.redis.RedisBulkStringAggregator;
-import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.ssl.SslContext;
 import io.netty.resolver.AddressResolverGroup;
@@ -163,10 +160,7 @@ public final class RedisLink {
                         if (ssl != null) {
                             p.addLast("redis-tls", ssl.newHandler(ch.alloc(), endpoint.host(), endpoint.port()));
                         }
-                        p.addLast("redis-decoder", new RedisDecoder());
-                        p.addLast("redis-bounds", new ReplyBounds());
-                        p.addLast("redis-bulk", new RedisBulkStringAggregator());
-                        p.addLast("redis-array", new RedisArrayAggregator());
+                        p.addLast("redis-decoder", new ReplyDecoder());
                         p.addLast("redis-replies", new Replies());
                     }
                 });

@@ -2,6 +2,8 @@ package io.modelgateway.core.limit.shared;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.util.concurrent.FastThreadLocal;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Writes Redis commands in RESP (arrays of bulk strings) straight into the buffer that goes to the socket: no
@@ -9,6 +11,16 @@ import io.netty.buffer.ByteBufUtil;
  */
 public final class Resp {
     private static final byte[] CRLF = {'\r', '\n'};
+    /** The most characters a long takes in decimal ({@code -9223372036854775808}). */
+    private static final int DIGITS = 20;
+    private static final byte[] MIN_VALUE = "-9223372036854775808".getBytes(StandardCharsets.US_ASCII);
+    /** Each event loop's digits of the number being written. */
+    private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[DIGITS];
+        }
+    };
 
     private Resp() {
     }
@@ -46,41 +58,50 @@ public final class Resp {
 
     /** A bulk string of the decimal digits of {@code value}. */
     public static void bulk(ByteBuf out, long value) {
+        byte[] d = SCRATCH.get();
+        int from = toDigits(d, value);
+        int n = DIGITS - from;
+        out.ensureWritable(n + 7);
         out.writeByte('$');
-        digits(out, length(value));
+        if (n >= 10) {
+            out.writeByte('0' + n / 10);
+        }
+        out.writeByte('0' + n % 10);
         out.writeBytes(CRLF);
-        digits(out, value);
+        out.writeBytes(d, from, n);
         out.writeBytes(CRLF);
     }
 
     static int length(long value) {
-        if (value == Long.MIN_VALUE) {
-            return 20;
-        }
-        int n = value < 0 ? 2 : 1;
-        long v = Math.abs(value);
-        while (v >= 10) {
-            v /= 10;
-            n++;
-        }
-        return n;
+        return DIGITS - toDigits(SCRATCH.get(), value);
     }
 
     static void digits(ByteBuf out, long value) {
+        byte[] d = SCRATCH.get();
+        int from = toDigits(d, value);
+        out.writeBytes(d, from, DIGITS - from);
+    }
+
+    /**
+     * Writes the decimal digits of {@code value} at the end of {@code d} and returns where they start: divisions by
+     * the constant 10 (which the JIT turns into multiplications), one bulk write, no string.
+     */
+    private static int toDigits(byte[] d, long value) {
+        int at = DIGITS;
         if (value == Long.MIN_VALUE) {
-            out.writeCharSequence("-9223372036854775808", java.nio.charset.StandardCharsets.US_ASCII);
-            return;
+            for (int i = MIN_VALUE.length - 1; i >= 0; i--) {
+                d[--at] = MIN_VALUE[i];
+            }
+            return at;
         }
+        long v = Math.abs(value);
+        do {
+            d[--at] = (byte) ('0' + (int) (v % 10));
+            v /= 10;
+        } while (v != 0);
         if (value < 0) {
-            out.writeByte('-');
-            value = -value;
+            d[--at] = '-';
         }
-        long div = 1;
-        while (value / div >= 10) {
-            div *= 10;
-        }
-        for (; div > 0; div /= 10) {
-            out.writeByte((int) ('0' + value / div % 10));
-        }
+        return at;
     }
 }

@@ -6,15 +6,21 @@
 -- KEYS, for scope i of n (key, key on model, model; in that order): KEYS[2i-1] the usage hash (ru, ra: requests
 -- used and at; tu, ta: tokens; dd, du: day and tokens used on it), KEYS[2i] the sorted set of concurrency leases
 -- (member: admission id, score: expiry in ms). KEYS[2n+1]: the admission's hold (its value: the day it was admitted
--- on), which its settlement deletes.
+-- on), which its settlement deletes. KEYS[2n+2], when the key's spend is counted: the key's spend hash (sd, su: the
+-- day and the micro-dollars spent on it; sm, mu: the month, months since 1970-01, and its spend).
 -- ARGV: now in microseconds (negative: the server's TIME), admission id, lease ttl ms, hold ttl ms, the token
 -- estimate (reserved on daily budgets), n; then per scope: requests/min, tokens/min, concurrent, daily tokens,
--- tokens to reserve per minute (the estimate, at most the bucket). A limit of 0 is none.
+-- tokens to reserve per minute (the estimate, at most the bucket). A limit of 0 is none. Then the key's spend
+-- (SpendBudgets' arithmetic): counted (0/1), the month now, the daily and monthly budgets and the cost estimate, in
+-- micro-dollars (a budget of 0 is none; the estimate is reserved in each budgeted period). It is checked first.
 -- Returns {admitted, day, requests limit, remaining, reset us, tokens limit, remaining, reset us,
---          refusing scope, refusing limit (1 rpm, 2 tpm, 3 concurrent, 4 daily), wait ms, tokens used, requested}.
+--          refusing scope, refusing limit (1 rpm, 2 tpm, 3 concurrent, 4 daily, 5 daily spend, 6 monthly spend),
+--          wait ms, tokens used, requested}.
 local W = 60000000
 local DAY = 86400000
 local KEEP = 172800000
+-- A month's spend outlives the month.
+local SPEND_KEEP = 33 * DAY
 
 local now = tonumber(ARGV[1])
 if now < 0 then
@@ -105,6 +111,36 @@ local function refuse(scope, code, wait, used, requested)
   return {0, today, rL, rRem, rReset, tL, tRem, tReset, scope, code, wait, used or 0, requested or 0}
 end
 
+local sb = 6 + 5 * n
+local spendKey, spendDay, spendMonth, month
+if ARGV[sb + 1] == '1' then
+  spendKey = KEYS[2 * n + 2]
+  month = tonumber(ARGV[sb + 2])
+  local dailyBudget, monthlyBudget = tonumber(ARGV[sb + 3]), tonumber(ARGV[sb + 4])
+  local cost = tonumber(ARGV[sb + 5])
+  local s = redis.call('HMGET', spendKey, 'sd', 'su', 'sm', 'mu')
+  spendDay, spendMonth = 0, 0
+  if tonumber(s[1]) == today then
+    spendDay = tonumber(s[2]) or 0
+  end
+  if tonumber(s[3]) == month then
+    spendMonth = tonumber(s[4]) or 0
+  end
+  -- Under budget rather than room for the estimate, as for the daily tokens.
+  if dailyBudget > 0 then
+    if spendDay >= dailyBudget then
+      return refuse(0, 5, 0)
+    end
+    spendDay = spendDay + cost
+  end
+  if monthlyBudget > 0 then
+    if spendMonth >= monthlyBudget then
+      return refuse(0, 6, 0)
+    end
+    spendMonth = spendMonth + cost
+  end
+end
+
 local writes = {}
 for i = 1, n do
   local b = 6 + (i - 1) * 5
@@ -175,6 +211,10 @@ for i = 1, n do
     redis.call('ZADD', KEYS[2 * i], nowMs + leaseTtl, id)
     redis.call('PEXPIRE', KEYS[2 * i], KEEP)
   end
+end
+if spendKey then
+  redis.call('HSET', spendKey, 'sd', today, 'su', spendDay, 'sm', month, 'mu', spendMonth)
+  redis.call('PEXPIRE', spendKey, SPEND_KEEP)
 end
 redis.call('SET', KEYS[2 * n + 1], today, 'PX', holdTtl)
 return {1, today, rL, rRem, rReset, tL, tRem, tReset, 0, 0, 0, 0, 0}

@@ -7,8 +7,10 @@
 --
 -- KEYS: as admit.lua. ARGV: now in microseconds (negative: TIME), admission id, actual tokens, refund (0/1), n;
 -- then per scope: requests/min held, tokens/min held, tokens reserved, slot held (0/1), daily held (0/1), tokens
--- reserved on the day (0 where nothing is held). The admission's day is the hold's value: a cancellation (sent
--- when admit.lua's answer never came) could not know it.
+-- reserved on the day (0 where nothing is held); then the key's spend: counted (0/1), the admission's month, the
+-- micro-dollars reserved on the day and on the month, and the real cost (0 for a cancellation). The admission's day
+-- is the hold's value: a cancellation (sent when admit.lua's answer never came) could not know it. Spend is
+-- corrected in the admission's own day and month only, as SpendBudgets does.
 -- Returns 1 when settled now, 0 when there was nothing to settle.
 local W = 60000000
 local KEEP = 172800000
@@ -91,6 +93,20 @@ for i = 1, n do
   end
   if rpm > 0 or tpm > 0 or daily then
     redis.call('PEXPIRE', usage, KEEP)
+  end
+end
+local sb = 5 + 6 * n
+if ARGV[sb + 1] == '1' then
+  local spendKey = KEYS[2 * n + 2]
+  local month = tonumber(ARGV[sb + 2])
+  local dayReserved, monthReserved = tonumber(ARGV[sb + 3]), tonumber(ARGV[sb + 4])
+  local cost = tonumber(ARGV[sb + 5])
+  local s = redis.call('HMGET', spendKey, 'sd', 'su', 'sm', 'mu')
+  if tonumber(s[1]) == day then
+    redis.call('HSET', spendKey, 'su', math.max(0, (tonumber(s[2]) or 0) + cost - dayReserved))
+  end
+  if tonumber(s[3]) == month then
+    redis.call('HSET', spendKey, 'mu', math.max(0, (tonumber(s[4]) or 0) + cost - monthReserved))
   end
 end
 return 1

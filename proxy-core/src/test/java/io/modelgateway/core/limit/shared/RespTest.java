@@ -43,6 +43,36 @@ class RespTest {
     }
 
     @Test
+    void bulk_number_everyLengthAndBoundary_matchesLongToString() {
+        java.util.List<Long> values = new java.util.ArrayList<>();
+        for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10 * 10; p *= 10) {
+            for (long v : new long[] {p - 1, p, p + 1, -p, -(p - 1), 3 * p + 7}) {
+                values.add(v);
+            }
+            if (p > Long.MAX_VALUE / 10) {
+                break;
+            }
+        }
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < 2000; i++) {
+            values.add(random.nextLong() >> random.nextInt(64));
+        }
+        ByteBuf out = Unpooled.buffer();
+        try {
+            for (long n : values) {
+                out.clear();
+                Resp.bulk(out, n);
+                String digits = Long.toString(n);
+                assertThat(out.toString(StandardCharsets.US_ASCII)).as("%d", n)
+                        .isEqualTo("$" + digits.length() + "\r\n" + digits + "\r\n");
+                assertThat(Resp.length(n)).isEqualTo(digits.length());
+            }
+        } finally {
+            out.release();
+        }
+    }
+
+    @Test
     void luaScript_shaIsTheSha1OfTheBody() {
         LuaScript admit = LuaScript.load("admit.lua");
 
