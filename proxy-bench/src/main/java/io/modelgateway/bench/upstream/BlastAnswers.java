@@ -46,6 +46,8 @@ final class BlastAnswers {
     final Answer messagesStream;
     final Answer embeddingsFloat;
     final Answer embeddingsBase64;
+    /** The messages stream as Bedrock's InvokeModelWithResponseStream sends it: each event in a chunk frame. */
+    final Answer bedrockStream;
 
     BlastAnswers() {
         SimulatorEngine engine = new SimulatorEngine(SimulatorSettings.DEFAULT);
@@ -61,6 +63,24 @@ final class BlastAnswers {
                 + "\"dimensions\":1536,\"encoding_format\":\"float\"}", 0);
         embeddingsBase64 = answer(engine, Endpoint.EMBEDDINGS, "{\"model\":\"bench-embed\",\"input\":\"one text\","
                 + "\"dimensions\":1536,\"encoding_format\":\"base64\"}", 0);
+        bedrockStream = bedrock(messagesStream);
+    }
+
+    /** An Anthropic stream re-framed as Bedrock's event stream: each event's data JSON in one chunk frame. */
+    private static Answer bedrock(Answer sse) {
+        List<byte[]> chunks = new ArrayList<>();
+        chunks.add(("HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\n"
+                + "transfer-encoding: chunked\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        for (int i = 1; i < sse.chunks().size() - 1; i++) {
+            String chunk = new String(sse.chunks().get(i), StandardCharsets.UTF_8);
+            int data = chunk.indexOf("data: ");
+            String json = chunk.substring(data + 6, chunk.indexOf('\n', data));
+            byte[] frame = io.modelgateway.bench.BedrockBenchmark.chunkFrame(json);
+            byte[] size = (Integer.toHexString(frame.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            chunks.add(concat(size, frame, "\r\n".getBytes(StandardCharsets.US_ASCII)));
+        }
+        chunks.add("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        return new Answer(null, List.copyOf(chunks));
     }
 
     private static Answer answer(SimulatorEngine engine, Endpoint endpoint, String request, int outputTokens) {

@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * ({@link BlastAnswers}) and kept as the bytes to send, so that it is never what a benchmark measures. It reads a
  * request with the least work that still frames HTTP/1.1 correctly (the head up to its empty line, the body by its
  * Content-Length), picks the answer by path and by two markers in the body ({@code "stream":true},
- * {@code base64}), and writes it:
+ * {@code base64}) — Amazon Bedrock's {@code /model/<id>/invoke} and {@code /invoke-with-response-stream} by path
+ * alone, the stream in AWS event-stream frames — and writes it:
  * <ul>
  *   <li>{@code burst} (the default): the whole answer in one write — a stream's head, every event as its own chunk
  *       and the last chunk together, as a fast or cached upstream, or any upstream under load, delivers them;</li>
@@ -72,6 +73,7 @@ public final class BlastUpstream implements AutoCloseable {
     private final Prebuilt messagesStream;
     private final Prebuilt embeddingsFloat;
     private final Prebuilt embeddingsBase64;
+    private final Prebuilt bedrockStream;
     private final ByteBuf notFound = Prebuilt.direct(NOT_FOUND);
     private final long gapNanos;
     /** The paced streams of each event loop, by gap: each served by one timer of that loop. */
@@ -85,6 +87,7 @@ public final class BlastUpstream implements AutoCloseable {
         messagesStream = Prebuilt.of(answers.messagesStream);
         embeddingsFloat = Prebuilt.of(answers.embeddingsFloat);
         embeddingsBase64 = Prebuilt.of(answers.embeddingsBase64);
+        bedrockStream = Prebuilt.of(answers.bedrockStream);
         gapNanos = TimeUnit.MILLISECONDS.toNanos(gapMillis);
         group = Transport.newGroup(threads, "blast");
         server = new ServerBootstrap().group(group).channel(Transport.serverChannel())
@@ -169,7 +172,12 @@ public final class BlastUpstream implements AutoCloseable {
                 boolean stream = contains(in, bodyStart, length, STREAM_TRUE)
                         || contains(in, bodyStart, length, STREAM_TRUE_SPACED);
                 Prebuilt answer;
-                if (path.endsWith("/chat/completions")) {
+                if (path.startsWith("/model/")) {
+                    // Amazon Bedrock's InvokeModel (the messages answer) and its stream (in event-stream frames);
+                    // the signature is not checked: that is the gateway's cost, not the upstream's
+                    answer = path.endsWith("/invoke-with-response-stream") ? bedrockStream
+                            : path.endsWith("/invoke") ? messages : null;
+                } else if (path.endsWith("/chat/completions")) {
                     answer = stream ? chatStream : chat;
                 } else if (path.endsWith("/messages")) {
                     answer = stream ? messagesStream : messages;

@@ -110,6 +110,39 @@ class BlastUpstreamTest {
         assertThat(Base64.getDecoder().decode(encoded)).hasSize(1536 * 4);
     }
 
+    /**
+     * The bench config's Bedrock model (conf/bench/gateway-bench.yaml) through a real gateway to this upstream: the
+     * InvokeModel stream in event-stream frames comes out as the same 50 Anthropic events, so the lead's end-to-end
+     * figure for Bedrock measures signing and decoding on a working path.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"burst", "paced"})
+    void bedrockStream_throughTheBenchConfig_isTheMessagesEvents(String shape) throws Exception {
+        java.nio.file.Path conf = java.nio.file.Path.of(System.getProperty("basedir", "."))
+                .resolve("../conf/bench/gateway-bench.yaml");
+        io.modelgateway.core.config.GatewayConfig config = io.modelgateway.core.config.ConfigLoader.load(conf,
+                java.util.Map.of("GATEWAY_KEY", "sk-bench-0123456789", "BENCH_SIM_PORT",
+                        Integer.toString(upstream.port())), "127.0.0.1:0");
+        io.modelgateway.core.server.GatewayServer gateway = io.modelgateway.core.server.GatewayServer.start(config, 1);
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port()
+                            + "/api/v1/messages")).timeout(Duration.ofSeconds(10))
+                    .header("content-type", "application/json").header("x-api-key", "sk-bench-0123456789")
+                    .header("anthropic-version", "2023-06-01").header("x-sim-shape", shape)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"sim-bedrock-claude\",\"max_tokens\":9,"
+                            + "\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build();
+            HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            List<String> data = events(r.body());
+            assertThat(data).hasSize(50);
+            assertThat(JSON.readTree(data.get(0)).path("type").asText()).isEqualTo("message_start");
+            assertThat(JSON.readTree(data.get(49)).path("type").asText()).isEqualTo("message_stop");
+        } finally {
+            gateway.close();
+        }
+    }
+
     @Test
     void unknownPath_is404_andTheConnectionServesOn() throws Exception {
         assertThat(post("/v1/nothing", "{}").statusCode()).isEqualTo(404);

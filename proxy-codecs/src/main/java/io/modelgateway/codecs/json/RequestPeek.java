@@ -65,6 +65,10 @@ public final class RequestPeek {
     private int temperatureEnd = -1;
     /** Offset of the current member's name token (its opening quote), set for every top-level field. */
     private int memberStart;
+    /** Offsets of the whole {@code "model": …} and {@code "stream": …} members (name to value end); -1 when absent. */
+    private int modelMemberStart = -1;
+    private int streamMemberStart = -1;
+    private int streamMemberEnd = -1;
     private boolean sawMessages;
     private boolean sawInput;
     private boolean systemRoleAllowed;
@@ -105,6 +109,25 @@ public final class RequestPeek {
 
     public boolean stream() {
         return stream;
+    }
+
+    /** Offset of the whole top-level {@code "model": "…"} member (its name token), -1 when absent; it ends at {@link #modelEnd}. */
+    public int modelMemberStart() {
+        return modelMemberStart;
+    }
+
+    /** Offsets of the whole top-level {@code "stream": …} member (name to the end of its value), -1 when absent. */
+    public int streamMemberStart() {
+        return streamMemberStart;
+    }
+
+    public int streamMemberEnd() {
+        return streamMemberEnd;
+    }
+
+    /** Offset just after the body's opening brace (where a member can be inserted), -1 when not an object. */
+    public int bodyInner() {
+        return bodyInner;
     }
 
     /**
@@ -303,7 +326,11 @@ public final class RequestPeek {
                 readMessages(v, true, systemRoleAllowed);
             }
             case "max_tokens" -> maxTokens = readPositiveInt(v, "max_tokens");
-            case "stream" -> stream = readBoolean(v, "stream");
+            case "stream" -> {
+                streamMemberStart = memberStart;
+                stream = readBoolean(v, "stream");
+                streamMemberEnd = (int) parser.currentLocation().getByteOffset();
+            }
             case "temperature" -> {
                 hasTemperature = true;
                 readRange(v, "temperature", 0, 1);
@@ -373,6 +400,9 @@ public final class RequestPeek {
             JsonToken v = next();
             if (v != JsonToken.VALUE_NULL) { // an optional field sent as null is absent (1.3)
                 reader.read(name, v);
+            } else if (name.equals("stream")) {
+                streamMemberStart = memberStart; // absent, but its bytes are there for whoever must remove them
+                streamMemberEnd = (int) parser.currentLocation().getByteOffset();
             }
         }
     }
@@ -385,6 +415,7 @@ public final class RequestPeek {
             return;
         }
         model = parser.getText();
+        modelMemberStart = memberStart;
         modelStart = stringTokenStart();
         modelEnd = (int) parser.currentLocation().getByteOffset();
         if (body.getByte(body.readerIndex() + modelEnd - 1) != '"') {

@@ -73,6 +73,7 @@ final class ModelsSection extends ConfigReader {
                 Section d = section(item, m.pathOf("deployments") + "[" + i + "]", item.line());
                 d.allowOnly(DEPLOYMENT_FIELDS);
                 deployments.add(deployment(name, d, providers));
+                bedrockDeployment(type, deployments.get(i), d);
             }
             int maxOutputTokens = (int) m.integer("max_output_tokens", 0, 1, 10_000_000);
             boolean noTemperature = m.bool("no_temperature", false);
@@ -194,5 +195,21 @@ final class ModelsSection extends ConfigReader {
         }
         int weight = (int) d.integer("weight", 1, 1, 1_000_000);
         return new DeploymentConfig(provider, upstream, weight, pricesSection.deploymentPrice(d));
+    }
+
+    /**
+     * A deployment on a bedrock provider: a chat model (a Claude model id, {@code anthropic.…} or with a region
+     * prefix such as {@code us.anthropic.…}, is served through InvokeModel with the Messages body; any other through
+     * Converse); Bedrock's embedding models are not served yet.
+     */
+    private void bedrockDeployment(ModelType type, DeploymentConfig deployment, Section d) throws ConfigException {
+        if (deployment.provider().type() != ProviderType.BEDROCK) {
+            return;
+        }
+        String path = d.field("model") != null ? d.pathOf("model") : d.pathOf("provider");
+        int line = d.field("model") != null ? d.lineOf("model") : d.lineOf("provider");
+        if (type != ModelType.CHAT) {
+            throw error(path, line, "a bedrock deployment serves chat models only (no embeddings yet)");
+        }
     }
 }

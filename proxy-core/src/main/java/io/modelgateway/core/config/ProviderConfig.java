@@ -29,6 +29,7 @@ import java.util.Objects;
  * @param tls              how an {@code https} upstream's certificate is checked ({@code ca_file},
  *                         {@code insecure_skip_verify})
  * @param azure            azure_openai type: its path scheme and how its credential is sent; null for other types
+ * @param bedrock          bedrock type: region and AWS credentials; null for every other type
  * @param google           vertex and gemini types: project, location and service account; null for other types
  */
 public record ProviderConfig(
@@ -47,6 +48,7 @@ public record ProviderConfig(
         AnthropicBeta anthropicBeta,
         UpstreamTls tls,
         AzureSettings azure,
+        BedrockSettings bedrock,
         GoogleSettings google) {
 
     /**
@@ -59,7 +61,16 @@ public record ProviderConfig(
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
 
-    /** A provider of any type but vertex and gemini. */
+    /** Not a vertex or gemini provider (no {@link GoogleSettings}). */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls, AzureSettings azure, BedrockSettings bedrock) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock, null);
+    }
+
+    /** Neither a bedrock nor a vertex or gemini provider. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
@@ -68,7 +79,7 @@ public record ProviderConfig(
                 reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, null);
     }
 
-    /** A provider of any type but azure_openai, vertex and gemini. */
+    /** Neither an azure_openai, a bedrock, a vertex nor a gemini provider. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
@@ -128,6 +139,9 @@ public record ProviderConfig(
         if ((type == ProviderType.AZURE_OPENAI) != (azure != null)) {
             throw new IllegalArgumentException("azure settings are for type azure_openai, which needs them");
         }
+        if ((type == ProviderType.BEDROCK) != (bedrock != null)) {
+            throw new IllegalArgumentException("bedrock settings go with type bedrock, and only with it");
+        }
         if ((type == ProviderType.VERTEX || type == ProviderType.GEMINI) != (google != null)) {
             throw new IllegalArgumentException("google settings are for types vertex and gemini, which need them");
         }
@@ -184,7 +198,7 @@ public record ProviderConfig(
                 + ", anthropicBeta=" + anthropicBeta
                 + ", caFile=" + tls.caFile()
                 + ", insecureSkipVerify=" + tls.insecureSkipVerify()
-                + (azure == null ? "" : ", azure=" + azure)
+                + (azure == null ? "" : ", azure=" + azure) + (bedrock == null ? "" : ", bedrock=" + bedrock)
                 + (google == null ? "" : ", google=" + google) + "]";
     }
 }

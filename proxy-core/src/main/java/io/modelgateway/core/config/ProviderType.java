@@ -17,6 +17,9 @@ public enum ProviderType {
      * Microsoft Entra bearer token ({@link AzureSettings}).
      */
     AZURE_OPENAI(ApiStyle.OPENAI),
+
+    /** Amazon Bedrock Runtime, SigV4-signed (or a Bedrock API key); answers as Anthropic (its Claude models). */
+    BEDROCK(ApiStyle.ANTHROPIC),
     // ---- Google (issue 18): Gemini's generateContent, translated from and to both caller styles
     /** Google Vertex AI: OAuth2 access tokens from a service account, the model in the path ({@link GoogleSettings}). */
     VERTEX(ApiStyle.GEMINI),
@@ -39,7 +42,7 @@ public enum ProviderType {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The type for a config name ({@code openai}, {@code anthropic}, {@code simulator}); null when unknown. */
+    /** The type for a config name ({@code openai}, {@code anthropic}, {@code simulator}, {@code bedrock}, …); null when unknown. */
     public static ProviderType fromConfigName(String name) {
         for (ProviderType t : values()) {
             if (t.configName().equals(name)) {

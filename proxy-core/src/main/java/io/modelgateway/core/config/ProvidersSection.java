@@ -39,7 +39,14 @@ final class ProvidersSection extends ConfigReader {
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
             "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify",
             "api_version", "entra_token", // azure_openai
+            // type bedrock
+            "region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token",
             "project", "location", "credentials_file"); // vertex and gemini (GoogleProviders)
+    /** The fields only a bedrock provider takes. */
+    private static final List<String> BEDROCK_FIELDS =
+            List.of("region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token");
+    /** An AWS region name: {@code us-east-1}, {@code eu-central-2}, {@code us-gov-west-1}, … */
+    private static final Pattern AWS_REGION = Pattern.compile("[a-z]{2,}(-[a-z0-9]+)+");
     private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
     private static final List<String> COOLDOWN_FIELDS = List.of("failures", "seconds");
     private static final List<String> SIMULATOR_FIELDS =
@@ -91,12 +98,15 @@ final class ProvidersSection extends ConfigReader {
                 throw error(p.pathOf("base_url"), p.lineOf("base_url"), "not used by type simulator, which"
                         + " answers in-process; to reach a standalone simulator use type openai or anthropic");
             }
+        } else if (type == ProviderType.BEDROCK) {
+            baseUrl = bedrockBaseUrl(p);
         } else if (GoogleProviders.isGoogle(type) && p.field("base_url") == null) {
             baseUrl = null; // the cloud's own endpoint, below
         } else {
             baseUrl = baseUrl(p, type);
         }
         String apiKey = apiKey(p, type);
+        BedrockSettings bedrock = bedrock(p, type, apiKey);
         GoogleSettings google = null;
         if (GoogleProviders.isGoogle(type)) {
             GoogleProviders g = new GoogleProviders(this);
@@ -141,7 +151,8 @@ final class ProvidersSection extends ConfigReader {
             apiKey = entraToken(p);
         }
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, google);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock,
+                google);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             String path = p.pathOf("forward_headers") + "[" + i + "]";
@@ -232,8 +243,9 @@ final class ProvidersSection extends ConfigReader {
             return AnthropicBeta.FORWARD;
         }
         String path = p.pathOf("anthropic_beta");
-        if (type != ProviderType.ANTHROPIC) {
-            throw error(path, f.line(), "only used by type anthropic (no other type is sent anthropic-beta)");
+        if (type != ProviderType.ANTHROPIC && type != ProviderType.BEDROCK) {
+            throw error(path, f.line(), "only used by type anthropic or bedrock (no other type is sent"
+                    + " anthropic-beta)");
         }
         if (f.value() instanceof ListNode list) {
             List<String> names = new ArrayList<>();
@@ -367,6 +379,7 @@ final class ProvidersSection extends ConfigReader {
             case ANTHROPIC -> "ANTHROPIC_API_KEY";
             case SIMULATOR -> "SIMULATOR_API_KEY";
             case AZURE_OPENAI -> "AZURE_OPENAI_API_KEY";
+            case BEDROCK -> "AWS_BEARER_TOKEN_BEDROCK";
             case VERTEX, GEMINI -> GoogleProviders.apiKeyVariable(type);
         };
     }
@@ -436,6 +449,93 @@ final class ProvidersSection extends ConfigReader {
                     + "${AZURE_OPENAI_AD_TOKEN}");
         }
         return value;
+    }
+
+    // ------------------------------------------------------------------ type bedrock
+
+    /**
+     * A bedrock provider's {@code region} and credentials: {@code aws_access_key_id} with
+     * {@code aws_secret_access_key} (and {@code aws_session_token} for temporary credentials), each an environment
+     * reference, or else {@code api_key} as a Bedrock API key; one of the two is required. Null for other types,
+     * which must not set these fields.
+     */
+    private BedrockSettings bedrock(Section p, ProviderType type, String apiKey) throws ConfigException {
+        if (type != ProviderType.BEDROCK) {
+            for (String name : BEDROCK_FIELDS) {
+                if (p.field(name) != null) {
+                    throw error(p.pathOf(name), p.lineOf(name), "only used by type bedrock");
+                }
+            }
+            return null;
+        }
+        String region = p.requiredString("region").strip();
+        if (!AWS_REGION.matcher(region).matches()) {
+            throw error(p.pathOf("region"), p.lineOf("region"), "is not an AWS region name such as us-east-1");
+        }
+        String keyId = awsSecret(p, "aws_access_key_id", "AWS_ACCESS_KEY_ID");
+        String secret = awsSecret(p, "aws_secret_access_key", "AWS_SECRET_ACCESS_KEY");
+        String session = awsSecret(p, "aws_session_token", "AWS_SESSION_TOKEN");
+        if ((keyId == null) != (secret == null)) {
+            String given = keyId == null ? "aws_secret_access_key" : "aws_access_key_id";
+            String other = keyId == null ? "aws_access_key_id" : "aws_secret_access_key";
+            throw error(p.pathOf(given), p.lineOf(given), "needs " + other + " too (or leave both out and give a"
+                    + " Bedrock API key in api_key)");
+        }
+        if (keyId == null && session != null) {
+            throw error(p.pathOf("aws_session_token"), p.lineOf("aws_session_token"),
+                    "goes with aws_access_key_id and aws_secret_access_key");
+        }
+        if (keyId != null && apiKey != null) {
+            throw error(p.pathOf("api_key"), p.lineOf("api_key"), "a bedrock provider signs with its access key or"
+                    + " sends a Bedrock API key, not both; keep one");
+        }
+        if (keyId == null && apiKey == null) {
+            throw error(p.pathOf("aws_access_key_id"), p.lineOf("type"), "type bedrock needs credentials:"
+                    + " aws_access_key_id and aws_secret_access_key (optionally aws_session_token), or api_key");
+        }
+        return new BedrockSettings(region, keyId, secret, session);
+    }
+
+    /** An AWS credential field: expanded, never written in the file without a warning; null when absent or empty. */
+    private String awsSecret(Section p, String name, String variable) throws ConfigException {
+        Scalar raw = p.scalar(name);
+        if (raw == null) {
+            return null;
+        }
+        String path = p.pathOf(name);
+        int line = p.lineOf(name);
+        String value = expand(raw.text(), path, line).strip();
+        if (value.isEmpty()) {
+            return null;
+        }
+        if (hasLineBreak(value) || !value.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw error(path, line, "must be printable ASCII without spaces");
+        }
+        if (!EnvExpander.hasReference(raw.text())) {
+            warn(path, line, "an AWS credential is written in the config file; prefer an environment reference"
+                    + " such as ${" + variable + "}");
+        }
+        return value;
+    }
+
+    /**
+     * A bedrock provider's base URL: {@code https://bedrock-runtime.<region>.amazonaws.com}, or {@code base_url},
+     * which replaces only the scheme, host and port (the request paths are Bedrock's own).
+     */
+    private URI bedrockBaseUrl(Section p) throws ConfigException {
+        if (p.field("base_url") == null) {
+            String region = p.requiredString("region").strip();
+            if (!AWS_REGION.matcher(region).matches()) {
+                throw error(p.pathOf("region"), p.lineOf("region"), "is not an AWS region name such as us-east-1");
+            }
+            return URI.create(BedrockSettings.defaultEndpoint(region));
+        }
+        URI uri = baseUrl(p, ProviderType.BEDROCK);
+        if (uri.getRawPath() != null && !uri.getRawPath().isEmpty()) {
+            throw error(p.pathOf("base_url"), p.lineOf("base_url"), "for type bedrock give only the scheme, host"
+                    + " and port (the paths are Bedrock's own: /model/<id>/invoke, …)");
+        }
+        return uri;
     }
 
     private Map<String, String> headers(Section p) throws ConfigException {

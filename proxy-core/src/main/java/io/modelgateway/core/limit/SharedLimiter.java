@@ -8,6 +8,7 @@ import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.config.LimitsConfig;
 import io.modelgateway.core.config.ModelConfig;
 import io.modelgateway.core.config.RedisConfig;
+import io.modelgateway.core.limit.shared.IntegerArrayReply;
 import io.modelgateway.core.limit.shared.LuaScript;
 import io.modelgateway.core.limit.shared.RedisCall;
 import io.modelgateway.core.limit.shared.RedisLink;
@@ -695,6 +696,9 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     }
 
     private static long[] integers(RedisMessage reply, int size) {
+        if (reply instanceof IntegerArrayReply integers) {
+            return integers.values().length == size ? integers.values() : null;
+        }
         if (!(reply instanceof ArrayRedisMessage array) || array.children().size() != size) {
             return null;
         }

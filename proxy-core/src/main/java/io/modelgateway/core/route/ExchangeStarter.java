@@ -8,6 +8,7 @@ import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.ModelConfig;
+import io.modelgateway.core.config.ProviderType;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.Exchange;
 import io.modelgateway.core.exchange.Exchanges;
@@ -116,11 +117,14 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
 
     /**
      * The gateway answers count_tokens itself when the model's first deployment speaks OpenAI's style, which has
-     * no such endpoint, or Gemini's (vertex, gemini: their countTokens is not translated); an Anthropic provider counts for itself and the simulator answers it.
+     * no such endpoint, or is on Amazon Bedrock (whose CountTokens operation the gateway does not call yet), or speaks
+     * Gemini's (vertex, gemini: their countTokens is not translated); an Anthropic provider counts for itself and the
+     * simulator answers it.
      */
     private static boolean countsItself(ModelConfig model) {
-        ApiStyle style = model.deployments().get(0).provider().type().style();
-        return style == ApiStyle.OPENAI || style == ApiStyle.GEMINI; // openai, azure_openai; vertex, gemini
+        ProviderType type = model.deployments().get(0).provider().type();
+        return type.style() == ApiStyle.OPENAI || type == ProviderType.BEDROCK // openai, azure_openai; bedrock
+                || type.style() == ApiStyle.GEMINI; // vertex, gemini
     }
 
     /** {@code {"input_tokens": N}} by the gateway's tokenizer ({@link InputTokenCounter}); nothing is accounted. */

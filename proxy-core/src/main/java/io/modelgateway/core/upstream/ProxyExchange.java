@@ -80,6 +80,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     private boolean draining;
     /** Bytes of a taken-over error body read and dropped: past {@code max_error_body_bytes}, not read on. */
     private long drainedBytes;
+    /** Type bedrock: the InvokeModel call (made once at start) and its answer's adapter; null for other types. */
+    private BedrockTarget.Call bedrockCall;
+    private BedrockAnswer bedrockAnswer;
 
     /**
      * @param upstreamModel the deployment's model name at the provider (azure_openai's deployment paths name it)
@@ -113,6 +116,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     public void start() {
         target = pools.target(provider);
         writer.redactor(target.redactor);
+        if (target.bedrock != null && !startBedrock()) {
+            return;
+        }
         if (target.googleTokens != null && target.googleTokens.header() == null) {
             // vertex: no valid access token yet (the first request, or after an idle hour): wait for one, off the loop
             target.googleTokens.whenValid(ctx.executor(), h -> acquire(), this::tokenFailed);
@@ -169,7 +175,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         request.record().upstreamSent(now);
         writer.asked();
         watchdog.sent(now, paused);
-        upstream.writeAndFlush(UpstreamRequests.build(target, provider, request, upstreamModel, upstreamBody))
+        upstream.writeAndFlush(bedrockCall != null
+                        ? target.bedrock.build(target, provider, request, bedrockCall, System.currentTimeMillis())
+                        : UpstreamRequests.build(target, provider, request, upstreamModel, upstreamBody))
                 .addListener((ChannelFutureListener) wf -> {
                     if (!wf.isSuccess() && !writer.done()) {
                         wf.channel().close(); // onUpstreamClosed decides between retry and error
@@ -200,7 +208,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
             if (msg instanceof HttpContent content) {
                 if (!writer.done()) {
                     watchdog.received(System.nanoTime());
-                    writer.content(content.content(), content instanceof LastHttpContent);
+                    if (bedrockAnswer != null) {
+                        bedrockAnswer.content(content.content(), content instanceof LastHttpContent);
+                    } else {
+                        writer.content(content.content(), content instanceof LastHttpContent);
+                    }
                 } else if (draining) {
                     drain(content);
                 }
@@ -236,7 +248,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         }
         watchdog.received(System.nanoTime());
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
-        writer.head(response.status(), headers);
+        if (bedrockAnswer != null) {
+            bedrockAnswer.head(response.status(), headers);
+        } else {
+            writer.head(response.status(), headers);
+        }
     }
 
     @Override
@@ -292,6 +308,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     public void finished(boolean reusable) {
         watchdog.cancel();
         releaseBody();
+        if (bedrockAnswer != null) {
+            // the adapter may end the caller's answer (an exception event) before the upstream's answer ended
+            reusable &= bedrockAnswer.upstreamEnded();
+            bedrockAnswer.release();
+        }
         if (reusable && upstreamKeepAlive && upstream != null) {
             Channel u = upstream;
             upstream = null;
@@ -305,6 +326,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
     public void abandoned(boolean atHead) {
         watchdog.cancel();
         releaseBody();
+        if (bedrockAnswer != null) {
+            atHead &= !bedrockAnswer.upstreamEnded(); // nothing left to drain
+            bedrockAnswer.release();
+        }
         if (atHead && upstream != null) {
             draining = true;
             upstream.config().setAutoRead(true); // nobody relays client writability to a drained connection
@@ -318,6 +343,29 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
             upstreamBody.release();
             upstreamBody = null;
         }
+        if (bedrockCall != null) {
+            bedrockCall.body().release();
+            bedrockCall = null;
+        }
+    }
+
+    /**
+     * Type bedrock: the InvokeModel call of the Messages body, made once for every connection attempt, and the
+     * adapter of its answer. False (the exchange answered an error) when the body names no model.
+     */
+    private boolean startBedrock() {
+        bedrockCall = BedrockTarget.call(ctx.alloc(), upstreamBody, request, provider);
+        if (bedrockCall == null) {
+            writer.failed(null, new GatewayError(ErrorKind.UPSTREAM_ERROR,
+                    "The request could not be expressed for Amazon Bedrock.", null, null), null);
+            return false;
+        }
+        upstreamBody.release();
+        upstreamBody = null;
+        bedrockAnswer = new BedrockAnswer(writer, ctx.alloc(), limits.maxErrorBodyBytes(),
+                2 * limits.maxSseEventBytes() + 1024, limits.maxCollectedBytes(),
+                bedrockCall.operation().converse() ? bedrockCall.model() : null, "msg_bdrk_" + request.requestId());
+        return true;
     }
 
     /**

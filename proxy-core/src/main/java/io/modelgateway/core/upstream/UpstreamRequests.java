@@ -23,7 +23,7 @@ import java.util.Map;
  * from the {@link UpstreamTarget}; headers are set without per-set validation, their values having been checked.
  */
 final class UpstreamRequests {
-    private static final AsciiString USER_AGENT = AsciiString.cached("model-gateway/0.1");
+    static final AsciiString USER_AGENT = AsciiString.cached("model-gateway/0.1");
 
     private UpstreamRequests() {
     }

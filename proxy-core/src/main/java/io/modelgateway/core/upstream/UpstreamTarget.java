@@ -6,7 +6,9 @@ import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.SecretRedactor;
 import io.modelgateway.core.config.AzureSettings;
+import io.modelgateway.core.config.BedrockSettings;
 import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.config.ProviderType;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -63,6 +65,8 @@ public final class UpstreamTarget {
     final AsciiString[] extraValues;
     /** The provider's secrets and the common key shapes, removed from its error answers. */
     final SecretRedactor redactor;
+    /** Type bedrock: its paths, body and signing; null for every other type. */
+    final BedrockTarget bedrock;
 
     UpstreamTarget(ProviderConfig provider) {
         this.provider = provider;
@@ -100,7 +104,7 @@ public final class UpstreamTarget {
             checked.set(X_GOOG_API_KEY, key);
             credentialName = X_GOOG_API_KEY;
             credentialValue = AsciiString.of(key);
-        } else if (provider.type().style() == ApiStyle.ANTHROPIC) {
+        } else if (provider.type().style() == ApiStyle.ANTHROPIC && provider.type() != ProviderType.BEDROCK) {
             checked.set(X_API_KEY, key);
             credentialName = X_API_KEY;
             credentialValue = AsciiString.of(key);
@@ -126,6 +130,15 @@ public final class UpstreamTarget {
             }
             i++;
         }
+        BedrockSettings aws = provider.bedrock();
+        if (aws != null && aws.signs()) {
+            addSecret(secrets, aws.secretAccessKey());
+            if (aws.sessionToken() != null) {
+                addSecret(secrets, aws.sessionToken());
+                checked.set("x-amz-security-token", aws.sessionToken());
+            }
+        }
+        bedrock = aws == null ? null : new BedrockTarget(aws);
         redactor = new SecretRedactor(secrets);
     }
 

@@ -8,6 +8,7 @@ import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
 import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.TestCertificates;
+import io.modelgateway.core.testing.FakeBedrock;
 import io.modelgateway.core.testing.TestGateway;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.io.File;
@@ -61,6 +62,12 @@ class OfficialSdkCompatibilityTest {
     private static TestGateway tlsGateway;
     private static Path tlsDir;
     private static TestCertificates tlsCerts;
+    /** Amazon Bedrock in front of the standalone simulator: SigV4 checked by the AWS SDK, streams AWS-encoded. */
+    private static FakeBedrock bedrock;
+    private static final String AWS_KEY_ID = "AKIDSDKTEST000000001";
+    private static final String AWS_SECRET = "sdk/Test+Secret/Key0123456789abcdefGHIJKL";
+    private static final Map<String, String> AWS_ENV =
+            Map.of("AWS_ACCESS_KEY_ID", AWS_KEY_ID, "AWS_SECRET_ACCESS_KEY", AWS_SECRET);
 
     record UpstreamRequest(String uri, String authorization, String apiKey, String anthropicVersion) {
     }
@@ -71,25 +78,30 @@ class OfficialSdkCompatibilityTest {
         simulator = SimulatorServer.start("127.0.0.1", 0, SimulatorSettings.DEFAULT, UPSTREAM_KEY,
                 OfficialSdkCompatibilityTest::observeUpstream);
         String upstream = "http://127.0.0.1:" + simulator.port();
+        bedrock = FakeBedrock.signed("us-east-1", AWS_KEY_ID, AWS_SECRET, null, upstream, UPSTREAM_KEY);
         String providers = """
                   sim-openai: {type: openai, base_url: "%s/v1", api_key: %s, forward_headers: ["x-sim-*"]}
                   sim-anthropic: {type: anthropic, base_url: "%s", api_key: %s, forward_headers: ["x-sim-*"]}
-                """.formatted(upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY);
+                  sim-bedrock: {type: bedrock, region: us-east-1, base_url: "%s", aws_access_key_id: "${AWS_ACCESS_KEY_ID}",
+                    aws_secret_access_key: "${AWS_SECRET_ACCESS_KEY}", forward_headers: ["x-sim-*"]}
+                """.formatted(upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY, bedrock.baseUrl());
         String models = """
                   oa-chat: {deployments: [{provider: sim-openai, model: sim-chat-1}]}
                   oa-embed: {type: embedding, deployments: [{provider: sim-openai, model: sim-embed-1}]}
                   an-chat: {deployments: [{provider: sim-anthropic, model: sim-claude-1}]}
                   cross-claude: {deployments: [{provider: sim-anthropic, model: sim-claude-x}]}
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
+                  br-chat: {deployments: [{provider: sim-bedrock, model: "anthropic.claude-sim-1-v1:0"}]}
+                  br-llama: {deployments: [{provider: sim-bedrock, model: "meta.llama-sim-1-v1:0"}]}
                 """;
-        gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models));
+        gateway = TestGateway.startWithEnv(TestGateway.simulatorConfig(providers, models), AWS_ENV);
         // The gateway loads its tokenizer on a thread of its own at start (an openai provider is configured);
         // count_tokens on cross-gpt expects the tokenizer's count, not the stand-in used while it loads.
         Eventually.until(Duration.ofSeconds(120), InputTokenCounter::ready);
         tlsDir = Files.createTempDirectory("sdk-tls");
         tlsCerts = TestCertificates.newAuthority(tlsDir, "SDK");
-        tlsGateway = TestGateway.start(TestCertificates.tlsBlock(tlsCerts.writeServer("gateway.test"), "")
-                + TestGateway.simulatorConfig(providers, models));
+        tlsGateway = TestGateway.startWithEnv(TestCertificates.tlsBlock(tlsCerts.writeServer("gateway.test"), "")
+                + TestGateway.simulatorConfig(providers, models), AWS_ENV);
     }
 
     @AfterAll
@@ -102,6 +114,9 @@ class OfficialSdkCompatibilityTest {
         }
         if (simulator != null) {
             simulator.close();
+        }
+        if (bedrock != null) {
+            bedrock.close();
         }
     }
 
@@ -144,6 +159,24 @@ class OfficialSdkCompatibilityTest {
                 "NODE_EXTRA_CA_CERTS", tlsCerts.caFile().toString());
         runNodeTests("openai.test.mjs", 44, tls);
         runNodeTests("anthropic-v1.test.mjs", 40, tls);
+    }
+
+    /**
+     * Claude on Amazon Bedrock (type bedrock, behind {@link FakeBedrock}, which checks every signature with the AWS
+     * SDK's signer and encodes its streams with AWS's event-stream codec): the Anthropic SDK (0.x) suite — streams,
+     * thinking, tools, stop sequences, mid-stream faults, 429 / 529 — and the OpenAI SDK across styles, unchanged; and
+     * the OpenAI SDK across styles on a model served through Converse.
+     */
+    @Test
+    @Order(7)
+    void bedrock_anthropicAndOpenAiSdks_onClaudeOnBedrock_allPass() throws Exception {
+        runNodeTests("anthropic.test.mjs", 23, Map.of("GATEWAY_MESSAGES_MODELS", "br-chat"));
+        runNodeTests("cross-style.test.mjs", 18, Map.of("GATEWAY_CROSS_CHAT_MODEL", "br-chat"));
+        // Converse (a model other than Claude): the OpenAI SDK across styles, streams and tools included.
+        runNodeTests("cross-style.test.mjs", 18, Map.of("GATEWAY_CROSS_CHAT_MODEL", "br-llama"));
+        assertThat(bedrock.received).as("requests that reached the fake Bedrock").isNotEmpty()
+                .anyMatch(FakeBedrock.Received::converse);
+        assertThat(bedrock.refused).as("requests whose signature the AWS SDK's signer refused").isEmpty();
     }
 
     /** What reached the provider: its own key in place of the caller's, and the caller's version date (GD-2). */

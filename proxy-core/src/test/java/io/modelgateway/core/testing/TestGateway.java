@@ -60,6 +60,23 @@ public final class TestGateway implements AutoCloseable {
         return new TestGateway(GatewayServer.start(config, 1, observer, sharedLimits));
     }
 
+    /** With more environment variables for the config's {@code ${...}} references (GATEWAY_KEY is always set). */
+    public static TestGateway startWithEnv(String yaml, Map<String, String> env) throws Exception {
+        return startWithEnv(yaml, env, null);
+    }
+
+    /** As {@link #startWithEnv(String, Map)}, with an observer of every exchange's record. */
+    public static TestGateway startWithEnv(String yaml, Map<String, String> env,
+            io.modelgateway.core.exchange.ExchangeObserver observer) throws Exception {
+        if (!yaml.contains("access_log:")) {
+            yaml = "access_log: off\n" + yaml;
+        }
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.put("GATEWAY_KEY", KEY);
+        GatewayConfig config = ConfigLoader.parse(yaml, "test.yaml", all, "127.0.0.1:0");
+        return new TestGateway(GatewayServer.start(config, 1, observer, io.modelgateway.core.limit.Limiters.REDIS));
+    }
+
     /** A config routing sim-chat / sim-embed to the in-process simulator, plus optional extra YAML. */
     public static String simulatorConfig() {
         return simulatorConfig("", "");

@@ -16,7 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the replies of a {@link RedisLink} (RESP2) whole, each into one message of Netty's Redis types: an
+ * Reads the replies of a {@link RedisLink} (RESP2) whole, each into one message of Netty's Redis types (or, for an
+ * array of integers only, the answer of our scripts, one {@link IntegerArrayReply}): an
  * {@link ArrayRedisMessage} of its elements, an {@link IntegerRedisMessage}, a {@link FullBulkStringRedisMessage}
  * (or its null), a simple string or an error. It does the work of Netty's {@code RedisDecoder} with the bulk-string
  * and array aggregators behind it in one pass: a reply is parsed once it has fully arrived, with no message per
@@ -120,6 +121,12 @@ final class ReplyDecoder extends ByteToMessageDecoder {
                     throw new IllegalStateException("array of " + count + " elements at depth " + depth);
                 }
                 at = lineEnd + 2;
+                if (count > 0 && at < in.writerIndex() && in.getByte(at) == ':') {
+                    Object integers = integers(in, (int) count);
+                    if (integers != null) {
+                        return integers;
+                    }
+                }
                 List<RedisMessage> children = new ArrayList<>((int) count);
                 for (int i = 0; i < count; i++) {
                     Object child = parse(in, depth + 1);
@@ -133,6 +140,32 @@ final class ReplyDecoder extends ByteToMessageDecoder {
             }
             default -> throw new IllegalStateException("not a RESP type: " + type);
         }
+    }
+
+    /**
+     * The {@code count} elements at {@link #at} when every one is an integer: an {@link IntegerArrayReply} (and
+     * {@link #at} past them), {@link #INCOMPLETE} when they have not all arrived, or null (and {@link #at}
+     * unchanged) when one is not an integer, for the general reading.
+     */
+    private Object integers(ByteBuf in, int count) {
+        int start = at;
+        long[] values = new long[count];
+        for (int i = 0; i < count; i++) {
+            if (at >= in.writerIndex()) {
+                return INCOMPLETE;
+            }
+            if (in.getByte(at) != ':') {
+                at = start;
+                return null;
+            }
+            int lineEnd = lineEnd(in, at + 1);
+            if (lineEnd < 0) {
+                return INCOMPLETE;
+            }
+            values[i] = number(in, at + 1, lineEnd);
+            at = lineEnd + 2;
+        }
+        return new IntegerArrayReply(values);
     }
 
     /** The index of the CR of the line starting at {@code from}, or -1 when its CRLF has not arrived. */

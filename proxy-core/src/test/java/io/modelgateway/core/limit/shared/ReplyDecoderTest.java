@@ -39,6 +39,7 @@ class ReplyDecoderTest {
         "-ERR wrong number of arguments for 'evalsha' command\r\n",
         "*2\r\n:1764080400\r\n:123456\r\n", "*0\r\n", "*-1\r\n",
         "*3\r\n*2\r\n:1\r\n$3\r\nabc\r\n$-1\r\n+x\r\n",
+        "*3\r\n:1\r\n:2\r\n$1\r\nz\r\n", "*2\r\n:7\r\n*1\r\n:8\r\n",
     };
 
     @Test
@@ -187,6 +188,13 @@ class ReplyDecoderTest {
         }
         if (m instanceof FullBulkStringRedisMessage b) {
             return b.isNull() ? "bulk:null" : "bulk:" + b.content().toString(StandardCharsets.UTF_8);
+        }
+        if (m instanceof IntegerArrayReply a) {
+            List<String> children = new ArrayList<>();
+            for (long v : a.values()) {
+                children.add("int:" + v);
+            }
+            return children.toString();
         }
         if (m instanceof ArrayRedisMessage a) {
             if (a.isNull()) {
