@@ -94,7 +94,7 @@ public final class ChatRequestToMessages {
                 options.upstreamModel(), t.includeUsage, t.excludeReasoning, t.jsonResponse));
     }
 
-    private static ObjectNode parse(ByteBuf body) throws TranslationException {
+    static ObjectNode parse(ByteBuf body) throws TranslationException {
         JsonNode root;
         try {
             root = REQUEST_READER.readTree((InputStream) new ByteBufInputStream(body.duplicate()));
@@ -124,7 +124,7 @@ public final class ChatRequestToMessages {
     }
 
     /** One request's translation; the fields after {@code run()} are what the answer translator needs. */
-    private static final class Translation {
+    static final class Translation {
         private final ObjectNode in;
         private final ChatRequestToMessagesOptions options;
 
@@ -1073,7 +1073,7 @@ public final class ChatRequestToMessages {
         }
 
         /** GD-14: the {@code json_response} tool's schema, or null when no JSON output was asked for. */
-        private ObjectNode responseFormatSchema() throws TranslationException {
+        ObjectNode responseFormatSchema() throws TranslationException {
             JsonNode rf = field(in, "response_format");
             if (rf == null) {
                 return null;

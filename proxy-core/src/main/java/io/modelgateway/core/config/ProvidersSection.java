@@ -40,7 +40,8 @@ final class ProvidersSection extends ConfigReader {
             "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify",
             "api_version", "entra_token", // azure_openai
             // type bedrock
-            "region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token");
+            "region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token",
+            "project", "location", "credentials_file"); // vertex and gemini (GoogleProviders)
     /** The fields only a bedrock provider takes. */
     private static final List<String> BEDROCK_FIELDS =
             List.of("region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token");
@@ -99,11 +100,21 @@ final class ProvidersSection extends ConfigReader {
             }
         } else if (type == ProviderType.BEDROCK) {
             baseUrl = bedrockBaseUrl(p);
+        } else if (GoogleProviders.isGoogle(type) && p.field("base_url") == null) {
+            baseUrl = null; // the cloud's own endpoint, below
         } else {
             baseUrl = baseUrl(p, type);
         }
         String apiKey = apiKey(p, type);
         BedrockSettings bedrock = bedrock(p, type, apiKey);
+        GoogleSettings google = null;
+        if (GoogleProviders.isGoogle(type)) {
+            GoogleProviders g = new GoogleProviders(this);
+            google = g.settings(p, type, apiKey);
+            baseUrl = g.baseUrl(p, type, baseUrl, google);
+        } else {
+            GoogleProviders.refuseGoogleFields(this, p, type);
+        }
         Map<String, String> headers = headers(p);
         int connectTimeoutMs = (int) p.integer("connect_timeout_ms", DEFAULT_CONNECT_TIMEOUT_MS, 1, 600_000);
         SimulatorSettings simulator = simulator(p, type);
@@ -140,7 +151,8 @@ final class ProvidersSection extends ConfigReader {
             apiKey = entraToken(p);
         }
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
-                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock);
+                simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock,
+                google);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             String path = p.pathOf("forward_headers") + "[" + i + "]";
@@ -368,6 +380,7 @@ final class ProvidersSection extends ConfigReader {
             case SIMULATOR -> "SIMULATOR_API_KEY";
             case AZURE_OPENAI -> "AZURE_OPENAI_API_KEY";
             case BEDROCK -> "AWS_BEARER_TOKEN_BEDROCK";
+            case VERTEX, GEMINI -> GoogleProviders.apiKeyVariable(type);
         };
     }
 

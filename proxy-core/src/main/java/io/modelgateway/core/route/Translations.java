@@ -1,11 +1,15 @@
 package io.modelgateway.core.route;
 
+import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.translate.ChatRequestToGemini;
 import io.modelgateway.codecs.translate.ChatRequestToMessages;
 import io.modelgateway.codecs.translate.ChatRequestToMessagesOptions;
+import io.modelgateway.codecs.translate.GeminiRequestOptions;
 import io.modelgateway.codecs.translate.MessagesRequestToChat;
 import io.modelgateway.codecs.translate.MessagesRequestToChatOptions;
+import io.modelgateway.codecs.translate.MessagesRequestToGemini;
 import io.modelgateway.codecs.translate.TranslatedRequest;
 import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.core.config.DeploymentConfig;
@@ -20,6 +24,12 @@ final class Translations {
 
     static TranslatedRequest request(ByteBufAllocator alloc, GatewayRequest request, ModelConfig model, DeploymentConfig deployment) throws TranslationException {
         Endpoint endpoint = request.endpoint();
+        if (deployment.provider().styleFor(deployment.upstreamModel()) == ApiStyle.GEMINI) {
+            TranslatedRequest gemini = toGemini(alloc, request, model, deployment);
+            if (gemini != null) {
+                return gemini;
+            }
+        }
         if (endpoint == Endpoint.CHAT_COMPLETIONS) {
             return ChatRequestToMessages.translate(alloc, request.body(), new ChatRequestToMessagesOptions(
                     deployment.upstreamModel(), model.maxOutputTokens(), model.noTemperature()));
@@ -36,5 +46,16 @@ final class Translations {
         }
         throw new TranslationException(GatewayError.invalid("The model `" + model.name() + "` is served by a "
                 + "provider without embeddings.", "model", "unsupported_model"));
+    }
+
+    /** vertex and gemini: both caller styles' generation requests become generateContent; null for other endpoints. */
+    private static TranslatedRequest toGemini(ByteBufAllocator alloc, GatewayRequest request, ModelConfig model,
+            DeploymentConfig deployment) throws TranslationException {
+        GeminiRequestOptions options = new GeminiRequestOptions(deployment.upstreamModel(), model.noTemperature());
+        return switch (request.endpoint()) {
+            case CHAT_COMPLETIONS -> ChatRequestToGemini.translate(alloc, request.body(), options);
+            case MESSAGES -> MessagesRequestToGemini.translate(alloc, request.body(), options);
+            default -> null;
+        };
     }
 }
