@@ -111,7 +111,7 @@ public final class ChatRequestToMessages {
         return new Prepared(out, t.stream, t.jsonResponse);
     }
 
-    private static ObjectNode parse(ByteBuf body) throws TranslationException {
+    static ObjectNode parse(ByteBuf body) throws TranslationException {
         JsonNode root;
         try {
             root = REQUEST_READER.readTree((InputStream) new ByteBufInputStream(body.duplicate()));
@@ -141,7 +141,7 @@ public final class ChatRequestToMessages {
     }
 
     /** One request's translation; the fields after {@code run()} are what the answer translator needs. */
-    private static final class Translation {
+    static final class Translation {
         private final ObjectNode in;
         private final ChatRequestToMessagesOptions options;
 
@@ -1090,7 +1090,7 @@ public final class ChatRequestToMessages {
         }
 
         /** GD-14: the {@code json_response} tool's schema, or null when no JSON output was asked for. */
-        private ObjectNode responseFormatSchema() throws TranslationException {
+        ObjectNode responseFormatSchema() throws TranslationException {
             JsonNode rf = field(in, "response_format");
             if (rf == null) {
                 return null;

@@ -5,7 +5,8 @@ import io.netty.util.concurrent.FastThreadLocal;
 import java.util.Arrays;
 
 /**
- * Finds the top-level {@code usage} object of a JSON answer (chat completion, message or embeddings list) while
+ * Finds the top-level {@code usage} object of a JSON answer (chat completion, message or embeddings list; Gemini's
+ * {@code usageMetadata}) while
  * the body passes through in pieces, cut anywhere: the pass-through relay forwards the upstream's bytes as they
  * come and feeds each piece here. It never builds a tree: one pass over the bytes tracking only string and
  * nesting state, copying the bytes of the usage object alone (a few hundred bytes), which {@link UsageCounts}
@@ -22,7 +23,9 @@ import java.util.Arrays;
  * short, an HTML error page or plain text under a JSON content type, two answers glued together.
  */
 public final class BodyUsageScanner {
-    private static final byte[] USAGE = {'u', 's', 'a', 'g', 'e'};
+    /** The key {@code usage}, or Gemini's {@code usageMetadata} (its first five bytes are the same key). */
+    private static final byte[] USAGE = {'u', 's', 'a', 'g', 'e', 'M', 'e', 't', 'a', 'd', 'a', 't', 'a'};
+    private static final int USAGE_LENGTH = 5;
     /** A usage object larger than this is not a usage object we can use. */
     private static final int MAX_CAPTURE = 8192;
     private static final int SCRATCH_BYTES = 16 * 1024;
@@ -125,7 +128,7 @@ public final class BodyUsageScanner {
                     escape = true;
                 } else if (b == '"') {
                     inString = false;
-                    if (keyMatch == USAGE.length) {
+                    if (keyMatch == USAGE_LENGTH || keyMatch == USAGE.length) {
                         afterKey = 1;
                     }
                     keyMatch = -1;

@@ -11,9 +11,10 @@ import java.nio.charset.StandardCharsets;
 /**
  * Follows the token usage of one upstream SSE stream, event by event, in any style: an OpenAI usage chunk
  * ({@code "usage":{…}} with {@code "choices":[]}), Anthropic's {@code message_start} (input) and
- * {@code message_delta} (cumulative output), or the Responses API's final event ({@code response.completed},
- * {@code response.incomplete}, {@code response.failed}), whose {@code response.usage} holds the whole exchange's
- * counts (its earlier events carry {@code "usage":null}). Only an event that carries a {@code "usage":} key with an object
+ * {@code message_delta} (cumulative output), Gemini's {@code "usageMetadata":{…}} (cumulative, on its chunks), or the
+ * Responses API's final event ({@code response.completed}, {@code response.incomplete}, {@code response.failed}),
+ * whose {@code response.usage} holds the whole exchange's counts (its earlier events carry {@code "usage":null}).
+ * Only an event that carries a {@code "usage":} key with an object
  * value is parsed — a byte search finds it; OpenAI's {@code "usage":null} on every other chunk costs a compare.
  * The events themselves are untouched (they are spliced to the client as they are).
  *
@@ -22,7 +23,9 @@ import java.nio.charset.StandardCharsets;
  */
 public final class StreamUsageTracker {
     private static final JsonFactory JSON = new JsonFactory();
-    private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e', '"'};
+    /** {@code "usage}: followed by the closing quote, or by {@link #METADATA} (Gemini's {@code usageMetadata}). */
+    private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
+    private static final byte[] METADATA = {'M', 'e', 't', 'a', 'd', 'a', 't', 'a', '"'};
 
     private final UsageCounts counts = new UsageCounts();
     private int otherEvents;
@@ -68,11 +71,19 @@ public final class StreamUsageTracker {
     static int usageObjectAt(ByteBuf buf) {
         int start = buf.readerIndex();
         int end = buf.writerIndex();
-        for (int q = end - KEY.length; q >= start; q--) {
+        for (int q = end - KEY.length - 1; q >= start; q--) {
             if (buf.getByte(q) != '"' || !matches(buf, q) || escaped(buf, q)) {
                 continue;
             }
-            int j = skipSpace(buf, q + KEY.length, end);
+            int keyEnd = q + KEY.length;
+            if (buf.getByte(keyEnd) == '"') {
+                keyEnd++;
+            } else if (keyEnd + METADATA.length <= end && matchesMetadata(buf, keyEnd)) {
+                keyEnd += METADATA.length;
+            } else {
+                continue;
+            }
+            int j = skipSpace(buf, keyEnd, end);
             if (j >= end || buf.getByte(j) != ':') {
                 continue; // a string value "usage", not the key
             }
@@ -85,6 +96,15 @@ public final class StreamUsageTracker {
     private static boolean matches(ByteBuf buf, int at) {
         for (int k = 1; k < KEY.length; k++) {
             if (buf.getByte(at + k) != KEY[k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean matchesMetadata(ByteBuf buf, int at) {
+        for (int k = 0; k < METADATA.length; k++) {
+            if (buf.getByte(at + k) != METADATA[k]) {
                 return false;
             }
         }
@@ -133,9 +153,11 @@ public final class StreamUsageTracker {
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 JsonToken v = p.nextToken();
-                if (name.equals("usage") && v == JsonToken.START_OBJECT) {
+                if ((name.equals("usage") || name.equals("usageMetadata")) && v == JsonToken.START_OBJECT) {
                     counts.read(p);
-                    complete = true; // OpenAI's usage chunk, or Anthropic's message_delta: the final counts
+                    // OpenAI's usage chunk, Anthropic's message_delta, or Gemini's usageMetadata (on its chunks,
+                    // cumulative; the stream's own end decides whether the answer was whole): the final counts
+                    complete = true;
                 } else if (name.equals("message") && v == JsonToken.START_OBJECT) {
                     readMessage(p, false); // Anthropic message_start: the usage sits in the message
                 } else if (name.equals("response") && v == JsonToken.START_OBJECT) {

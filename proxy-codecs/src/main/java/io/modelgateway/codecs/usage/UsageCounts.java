@@ -2,13 +2,15 @@ package io.modelgateway.codecs.usage;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.codecs.translate.GeminiUsage;
 import io.modelgateway.codecs.translate.Usage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Token counts gathered from one or more upstream {@code usage} objects of either style. Fields a later object
+ * Token counts gathered from one or more upstream {@code usage} objects of any style (Gemini's
+ * {@code usageMetadata} included, read through {@link GeminiUsage}). Fields a later object
  * carries replace earlier ones, fields it leaves out stay: Anthropic streams give the input in
  * {@code message_start} and the final output in {@code message_delta}; an OpenAI usage chunk gives all at once.
  * Event-loop confined, like the exchange that owns it.
@@ -26,24 +28,31 @@ public final class UsageCounts {
     private static final int OUTPUT = 3;
     private static final int CACHE_CREATION_INPUT = 4;
     private static final int CACHE_READ_INPUT = 5;
-    private static final int CACHED = 6;
-    private static final int CACHE_WRITE = 7;
-    private static final int REASONING = 8;
+    // Gemini's usageMetadata (Vertex AI and the Gemini API): names no other style uses, so no style is needed.
+    private static final int GEMINI_PROMPT = 6;
+    private static final int GEMINI_CANDIDATES = 7;
+    private static final int GEMINI_CACHED = 8;
+    private static final int GEMINI_THOUGHTS = 9;
+    private static final int GEMINI_TOOL_USE = 10;
+    private static final int CACHED = 11;
+    private static final int CACHE_WRITE = 12;
+    private static final int REASONING = 13;
     /** Responses API: {@code input_tokens_details.cached_tokens}. */
-    private static final int INPUT_CACHED = 9;
+    private static final int INPUT_CACHED = 14;
     /** Responses API: {@code output_tokens_details.reasoning_tokens}. */
-    private static final int OUTPUT_REASONING = 10;
+    private static final int OUTPUT_REASONING = 15;
     /** Anthropic: {@code output_tokens_details.thinking_tokens}. */
-    private static final int OUTPUT_THINKING = 11;
+    private static final int OUTPUT_THINKING = 16;
     private static final String[] NAMES = {"prompt_tokens", "completion_tokens", "input_tokens", "output_tokens",
-        "cache_creation_input_tokens", "cache_read_input_tokens", "cached_tokens", "cache_write_tokens",
-        "reasoning_tokens", "cached_tokens", "reasoning_tokens", "thinking_tokens"};
+        "cache_creation_input_tokens", "cache_read_input_tokens", "promptTokenCount", "candidatesTokenCount",
+        "cachedContentTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount", "cached_tokens",
+        "cache_write_tokens", "reasoning_tokens", "cached_tokens", "reasoning_tokens", "thinking_tokens"};
     /** The details objects of a usage object, by nesting (index 0 unused: the usage object itself). */
     private static final String[] DETAILS = {null, "prompt_tokens_details", "completion_tokens_details",
         "input_tokens_details", "output_tokens_details"};
     /** The first and last count field of each nesting. */
     private static final int[] FIRST = {PROMPT, CACHED, REASONING, INPUT_CACHED, OUTPUT_REASONING};
-    private static final int[] LAST = {CACHE_READ_INPUT, CACHE_WRITE, REASONING, INPUT_CACHED, OUTPUT_THINKING};
+    private static final int[] LAST = {GEMINI_TOOL_USE, CACHE_WRITE, REASONING, INPUT_CACHED, OUTPUT_THINKING};
 
     private long promptTokens = -1;
     private long completionTokens = -1;
@@ -58,12 +67,19 @@ public final class UsageCounts {
     private long inputCached = -1;
     /** Reasoning inside {@code output_tokens}: Responses' {@code reasoning_tokens}, Anthropic's {@code thinking_tokens}. */
     private long outputReasoning;
+    /** Gemini's counts ({@link #GEMINI_PROMPT} to {@link #GEMINI_TOOL_USE}); -1 for the two main ones: not read. */
+    private long geminiPrompt = -1;
+    private long geminiCandidates = -1;
+    private long geminiCached;
+    private long geminiThoughts;
+    private long geminiToolUse;
     /** The name of the first count that was not believed (a name of ours, never the upstream's bytes); or null. */
     private String implausible;
 
     /** Whether any usage object was read. */
     public boolean known() {
-        return promptTokens >= 0 || completionTokens >= 0 || inputTokens >= 0 || outputTokens >= 0;
+        return promptTokens >= 0 || completionTokens >= 0 || inputTokens >= 0 || outputTokens >= 0
+                || geminiPrompt >= 0 || geminiCandidates >= 0;
     }
 
     /**
@@ -94,6 +110,10 @@ public final class UsageCounts {
     public Usage usage() {
         if (!known()) {
             return null;
+        }
+        if (geminiPrompt >= 0 || geminiCandidates >= 0) {
+            return GeminiUsage.usage(Math.max(geminiPrompt, 0), Math.max(geminiCandidates, 0), geminiCached,
+                    geminiThoughts, geminiToolUse);
         }
         if (promptTokens >= 0 || completionTokens >= 0) {
             return Usage.fromOpenAi(Math.max(promptTokens, 0), Math.max(completionTokens, 0), cachedTokens,
@@ -193,6 +213,11 @@ public final class UsageCounts {
             case OUTPUT -> outputTokens = n;
             case CACHE_CREATION_INPUT -> cacheCreation = n;
             case CACHE_READ_INPUT -> cacheRead = n;
+            case GEMINI_PROMPT -> geminiPrompt = n;
+            case GEMINI_CANDIDATES -> geminiCandidates = n;
+            case GEMINI_CACHED -> geminiCached = n;
+            case GEMINI_THOUGHTS -> geminiThoughts = n;
+            case GEMINI_TOOL_USE -> geminiToolUse = n;
             case CACHED -> cachedTokens = n;
             case CACHE_WRITE -> cacheWriteTokens = n;
             case REASONING -> reasoningTokens = n;

@@ -78,7 +78,7 @@ class ErrorTranslatorTest {
     @MethodSource("statuses")
     void fromUpstream_byStatus_followsTable73InBothDirections(ApiStyle upstream, int status, String body,
             ErrorKind kind, int openAiStatus, int anthropicStatus) {
-        for (ApiStyle caller : ApiStyle.values()) {
+        for (ApiStyle caller : new ApiStyle[] {ApiStyle.OPENAI, ApiStyle.ANTHROPIC}) { // the caller styles (GEMINI is upstream-only)
             GatewayError e = translate(upstream, status, body, caller);
             assertThat(e.kind()).as("caller %s", caller).isEqualTo(kind);
             assertThat(e.kind().status(caller)).isEqualTo(caller == ApiStyle.OPENAI ? openAiStatus : anthropicStatus);

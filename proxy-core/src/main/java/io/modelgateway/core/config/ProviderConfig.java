@@ -30,6 +30,7 @@ import java.util.Objects;
  *                         {@code insecure_skip_verify})
  * @param azure            azure_openai type: its path scheme and how its credential is sent; null for other types
  * @param bedrock          bedrock type: region and AWS credentials; null for every other type
+ * @param google           vertex and gemini types: project, location and service account; null for other types
  * @param responsesApi     openai type: the upstream serves the Responses API itself ({@code /responses}), so a
  *                         Responses request passes through; false: it has chat completions only and the gateway
  *                         translates (contract 12.2)
@@ -51,6 +52,7 @@ public record ProviderConfig(
         UpstreamTls tls,
         AzureSettings azure,
         BedrockSettings bedrock,
+        GoogleSettings google,
         boolean responsesApi) {
 
     /**
@@ -67,12 +69,22 @@ public record ProviderConfig(
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
-            UpstreamTls tls, AzureSettings azure, BedrockSettings bedrock) {
+            UpstreamTls tls, AzureSettings azure, BedrockSettings bedrock, GoogleSettings google) {
         this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
-                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock, type == ProviderType.OPENAI);
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock, google,
+                type == ProviderType.OPENAI);
     }
 
-    /** Not a bedrock provider (no {@link BedrockSettings}). */
+    /** Not a vertex or gemini provider (no {@link GoogleSettings}). */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls, AzureSettings azure, BedrockSettings bedrock) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock, null);
+    }
+
+    /** Neither a bedrock nor a vertex or gemini provider. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
@@ -81,7 +93,7 @@ public record ProviderConfig(
                 reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, null);
     }
 
-    /** Neither an azure_openai nor a bedrock provider. */
+    /** Neither an azure_openai, a bedrock, a vertex nor a gemini provider. */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
             List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
             boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
@@ -144,6 +156,9 @@ public record ProviderConfig(
         if ((type == ProviderType.BEDROCK) != (bedrock != null)) {
             throw new IllegalArgumentException("bedrock settings go with type bedrock, and only with it");
         }
+        if ((type == ProviderType.VERTEX || type == ProviderType.GEMINI) != (google != null)) {
+            throw new IllegalArgumentException("google settings are for types vertex and gemini, which need them");
+        }
         responsesApi &= type == ProviderType.OPENAI;
     }
 
@@ -169,6 +184,19 @@ public record ProviderConfig(
         return false;
     }
 
+    /**
+     * The wire style this provider speaks for a deployment's model: its type's, except Claude on Vertex AI (a vertex
+     * provider's model starting with {@code claude}), which is Anthropic's messages through {@code rawPredict}.
+     */
+    public io.modelgateway.codecs.ApiStyle styleFor(String upstreamModel) {
+        return claudeOnVertex(upstreamModel) ? io.modelgateway.codecs.ApiStyle.ANTHROPIC : type.style();
+    }
+
+    /** Whether a deployment of this provider with {@code upstreamModel} is Claude on Vertex AI. */
+    public boolean claudeOnVertex(String upstreamModel) {
+        return type == ProviderType.VERTEX && upstreamModel != null && upstreamModel.startsWith("claude");
+    }
+
     /** Without the API key, and with header names only: extra headers often carry credentials too. */
     @Override
     public String toString() {
@@ -185,6 +213,7 @@ public record ProviderConfig(
                 + ", anthropicBeta=" + anthropicBeta
                 + ", caFile=" + tls.caFile()
                 + ", insecureSkipVerify=" + tls.insecureSkipVerify()
-                + (azure == null ? "" : ", azure=" + azure) + (bedrock == null ? "" : ", bedrock=" + bedrock) + "]";
+                + (azure == null ? "" : ", azure=" + azure) + (bedrock == null ? "" : ", bedrock=" + bedrock)
+                + (google == null ? "" : ", google=" + google) + "]";
     }
 }

@@ -19,7 +19,12 @@ public enum ProviderType {
     AZURE_OPENAI(ApiStyle.OPENAI),
 
     /** Amazon Bedrock Runtime, SigV4-signed (or a Bedrock API key); answers as Anthropic (its Claude models). */
-    BEDROCK(ApiStyle.ANTHROPIC);
+    BEDROCK(ApiStyle.ANTHROPIC),
+    // ---- Google (issue 18): Gemini's generateContent, translated from and to both caller styles
+    /** Google Vertex AI: OAuth2 access tokens from a service account, the model in the path ({@link GoogleSettings}). */
+    VERTEX(ApiStyle.GEMINI),
+    /** The Gemini API (generativelanguage.googleapis.com) with an {@code x-goog-api-key}. */
+    GEMINI(ApiStyle.GEMINI);
 
     private final ApiStyle style;
 

@@ -41,6 +41,7 @@ final class ProvidersSection extends ConfigReader {
             "api_version", "entra_token", // azure_openai
             // type bedrock
             "region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token",
+            "project", "location", "credentials_file", // vertex and gemini (GoogleProviders)
             "responses_api");
     /** The fields only a bedrock provider takes. */
     private static final List<String> BEDROCK_FIELDS =
@@ -100,11 +101,21 @@ final class ProvidersSection extends ConfigReader {
             }
         } else if (type == ProviderType.BEDROCK) {
             baseUrl = bedrockBaseUrl(p);
+        } else if (GoogleProviders.isGoogle(type) && p.field("base_url") == null) {
+            baseUrl = null; // the cloud's own endpoint, below
         } else {
             baseUrl = baseUrl(p, type);
         }
         String apiKey = apiKey(p, type);
         BedrockSettings bedrock = bedrock(p, type, apiKey);
+        GoogleSettings google = null;
+        if (GoogleProviders.isGoogle(type)) {
+            GoogleProviders g = new GoogleProviders(this);
+            google = g.settings(p, type, apiKey);
+            baseUrl = g.baseUrl(p, type, baseUrl, google);
+        } else {
+            GoogleProviders.refuseGoogleFields(this, p, type);
+        }
         Map<String, String> headers = headers(p);
         int connectTimeoutMs = (int) p.integer("connect_timeout_ms", DEFAULT_CONNECT_TIMEOUT_MS, 1, 600_000);
         SimulatorSettings simulator = simulator(p, type);
@@ -146,7 +157,7 @@ final class ProvidersSection extends ConfigReader {
         }
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
                 simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock,
-                responsesApi);
+                google, responsesApi);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             String path = p.pathOf("forward_headers") + "[" + i + "]";
@@ -374,6 +385,7 @@ final class ProvidersSection extends ConfigReader {
             case SIMULATOR -> "SIMULATOR_API_KEY";
             case AZURE_OPENAI -> "AZURE_OPENAI_API_KEY";
             case BEDROCK -> "AWS_BEARER_TOKEN_BEDROCK";
+            case VERTEX, GEMINI -> GoogleProviders.apiKeyVariable(type);
         };
     }
 

@@ -145,6 +145,8 @@ public final class OtelTracing implements ExchangeTracer, AutoCloseable {
             case SIMULATOR -> "simulator";
             case AZURE_OPENAI -> "azure.ai.openai"; // the GenAI semantic conventions' well-known value
             case BEDROCK -> "aws.bedrock";
+            case VERTEX -> "gcp.vertex_ai";
+            case GEMINI -> "gcp.gemini";
         };
     }
 

@@ -82,15 +82,22 @@ public final class AttemptPlanner {
             return new SimulatorExchange(ctx, request, provider, simulators.of(provider), deployment.upstreamModel(),
                     request.config().upstreamLimits(), collectedBudget, hook, onDone);
         }
-        if (responses ? !provider.responsesApi() : provider.type().style() != endpoint.style()) {
+        if (responses ? !provider.responsesApi()
+                : provider.styleFor(deployment.upstreamModel()) != endpoint.style()) {
             TranslatedRequest translated = Translations.request(ctx.alloc(), request, model, deployment);
+            if (provider.claudeOnVertex(deployment.upstreamModel())) {
+                translated = new TranslatedRequest(VertexClaude.fromTranslated(ctx.alloc(), translated.body()),
+                        translated.stream(), translated.response());
+            }
             return new ProxyExchange(ctx, request, provider, deployment.upstreamModel(), pools,
                     request.config().upstreamLimits(), collectedBudget, translated.body(), translated.response(),
                     false, hook, onDone);
         }
         ResponseTranslator translator = null;
         List<BodySplicer.Edit> edits = new ArrayList<>(3);
-        if (!deployment.upstreamModel().equals(peek.model())) {
+        if (provider.claudeOnVertex(deployment.upstreamModel())) {
+            edits.add(VertexClaude.edit(request.body(), peek.modelStart(), peek.modelEnd())); // the model is in the path
+        } else if (!deployment.upstreamModel().equals(peek.model())) {
             edits.add(BodySplicer.string(peek.modelStart(), peek.modelEnd(), deployment.upstreamModel()));
         }
         if (endpoint == Endpoint.EMBEDDINGS && model.encodeBase64() && "base64".equals(peek.encodingFormat())) {

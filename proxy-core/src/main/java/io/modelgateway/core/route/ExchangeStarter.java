@@ -117,12 +117,14 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
 
     /**
      * The gateway answers count_tokens itself when the model's first deployment speaks OpenAI's style, which has
-     * no such endpoint, or is on Amazon Bedrock (whose CountTokens operation the gateway does not call yet); an
-     * Anthropic provider counts for itself and the simulator answers it.
+     * no such endpoint, or is on Amazon Bedrock (whose CountTokens operation the gateway does not call yet), or speaks
+     * Gemini's (vertex, gemini: their countTokens is not translated); an Anthropic provider counts for itself and the
+     * simulator answers it.
      */
     private static boolean countsItself(ModelConfig model) {
         ProviderType type = model.deployments().get(0).provider().type();
-        return type.style() == ApiStyle.OPENAI || type == ProviderType.BEDROCK; // openai, azure_openai; bedrock
+        return type.style() == ApiStyle.OPENAI || type == ProviderType.BEDROCK // openai, azure_openai; bedrock
+                || type.style() == ApiStyle.GEMINI; // vertex, gemini
     }
 
     /** {@code {"input_tokens": N}} by the gateway's tokenizer ({@link InputTokenCounter}); nothing is accounted. */

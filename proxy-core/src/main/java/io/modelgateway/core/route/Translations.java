@@ -3,14 +3,17 @@ package io.modelgateway.core.route;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.translate.ChatRequestToGemini;
 import io.modelgateway.codecs.translate.ChatRequestToMessages;
 import io.modelgateway.codecs.translate.ChatRequestToMessagesOptions;
+import io.modelgateway.codecs.translate.GeminiRequestOptions;
 import io.modelgateway.codecs.translate.MessagesRequestToChat;
 import io.modelgateway.codecs.translate.MessagesRequestToChatOptions;
 import io.modelgateway.codecs.translate.ResponsesRequestToChat;
 import io.modelgateway.codecs.translate.ResponsesRequestToChatOptions;
 import io.modelgateway.codecs.translate.ResponsesRequestToMessages;
 import io.modelgateway.codecs.translate.ResponsesRequestToMessagesOptions;
+import io.modelgateway.codecs.translate.MessagesRequestToGemini;
 import io.modelgateway.codecs.translate.TranslatedRequest;
 import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.core.config.DeploymentConfig;
@@ -28,6 +31,12 @@ final class Translations {
 
     static TranslatedRequest request(ByteBufAllocator alloc, GatewayRequest request, ModelConfig model, DeploymentConfig deployment) throws TranslationException {
         Endpoint endpoint = request.endpoint();
+        if (deployment.provider().styleFor(deployment.upstreamModel()) == ApiStyle.GEMINI) {
+            TranslatedRequest gemini = toGemini(alloc, request, model, deployment);
+            if (gemini != null) {
+                return gemini;
+            }
+        }
         if (endpoint == Endpoint.CHAT_COMPLETIONS) {
             return ChatRequestToMessages.translate(alloc, request.body(), new ChatRequestToMessagesOptions(
                     deployment.upstreamModel(), model.maxOutputTokens(), model.noTemperature()));
@@ -40,7 +49,13 @@ final class Translations {
         if (endpoint == Endpoint.RESPONSES) {
             // Contract 12.2: a provider without the Responses API gets the chat or messages request it means.
             long maxAnswerChars = request.config().upstreamLimits().maxCollectedBytes();
-            if (deployment.provider().type().style() == ApiStyle.ANTHROPIC) {
+            ApiStyle upstream = deployment.provider().styleFor(deployment.upstreamModel());
+            if (upstream == ApiStyle.GEMINI) {
+                throw new TranslationException(GatewayError.invalid("The model `" + model.name() + "` is served by "
+                        + "a Gemini-style provider, for which the gateway does not translate the Responses API; use "
+                        + "/api/v1/chat/completions.", "model", "unsupported_model"));
+            }
+            if (upstream == ApiStyle.ANTHROPIC) {
                 return ResponsesRequestToMessages.translate(alloc, request.body(), new ResponsesRequestToMessagesOptions(
                         deployment.upstreamModel(), model.maxOutputTokens(), model.noTemperature(), maxAnswerChars));
             }
@@ -61,5 +76,16 @@ final class Translations {
         }
         throw new TranslationException(GatewayError.invalid("The model `" + model.name() + "` is served by a "
                 + "provider without embeddings.", "model", "unsupported_model"));
+    }
+
+    /** vertex and gemini: both caller styles' generation requests become generateContent; null for other endpoints. */
+    private static TranslatedRequest toGemini(ByteBufAllocator alloc, GatewayRequest request, ModelConfig model,
+            DeploymentConfig deployment) throws TranslationException {
+        GeminiRequestOptions options = new GeminiRequestOptions(deployment.upstreamModel(), model.noTemperature());
+        return switch (request.endpoint()) {
+            case CHAT_COMPLETIONS -> ChatRequestToGemini.translate(alloc, request.body(), options);
+            case MESSAGES -> MessagesRequestToGemini.translate(alloc, request.body(), options);
+            default -> null;
+        };
     }
 }

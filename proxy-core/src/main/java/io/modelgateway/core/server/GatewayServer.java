@@ -141,7 +141,8 @@ public final class GatewayServer implements AutoCloseable {
             throw e;
         }
         context.connectionCaps().deriveFromProcess();
-        if (config.providers().values().stream().anyMatch(p -> p.type().style() == ApiStyle.OPENAI)) {
+        if (config.providers().values().stream().anyMatch(p -> p.type().style() == ApiStyle.OPENAI
+                || p.type().style() == ApiStyle.GEMINI)) { // vertex and gemini: count_tokens is counted here too
             // count_tokens and translated message_start count with o200k_base (contract 5.12): loading it takes
             // seconds, so it loads now on a thread of its own instead of on the first such request's event loop.
             InputTokenCounter.warmUp();

@@ -106,7 +106,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         this.pools = pools;
         this.limits = limits;
         this.upstreamBody = upstreamBody;
-        this.writer = new AnswerWriter(ctx, request, provider.name(), provider.type().style(), limits, budget,
+        this.writer = new AnswerWriter(ctx, request, provider.name(), provider.styleFor(upstreamModel), limits, budget,
                 translator, withholdUsageChunk, hook, onDone, this);
         this.watchdog = new UpstreamWatchdog(ctx.executor(), request.startNanos(), provider.timeouts(), writer::waiting,
                 this::timedOut);
@@ -118,6 +118,26 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         writer.redactor(target.redactor);
         if (target.bedrock != null && !startBedrock()) {
             return;
+        }
+        if (target.googleTokens != null && target.googleTokens.header() == null) {
+            // vertex: no valid access token yet (the first request, or after an idle hour): wait for one, off the loop
+            target.googleTokens.whenValid(ctx.executor(), h -> acquire(), this::tokenFailed);
+            return;
+        }
+        acquire();
+    }
+
+    private void tokenFailed(String reason) {
+        if (!writer.done()) {
+            LOG.fine(() -> "upstream credentials unavailable: " + reason);
+            writer.failed(UpstreamFailure.CONNECT_FAILED, new GatewayError(ErrorKind.OVERLOADED,
+                    "The upstream provider is unavailable: " + reason + ".", null, null), null);
+        }
+    }
+
+    private void acquire() {
+        if (writer.done()) {
+            return; // cancelled while the token was being obtained
         }
         Future<Channel> f = pools.acquire(ctx.channel().eventLoop(), target);
         if (f.isDone()) {

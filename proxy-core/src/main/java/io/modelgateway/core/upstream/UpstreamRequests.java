@@ -35,8 +35,8 @@ final class UpstreamRequests {
     static FullHttpRequest build(UpstreamTarget target, ProviderConfig provider, GatewayRequest request,
             String upstreamModel, ByteBuf body) {
         FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
-                target.path(endpoint(provider, request), upstreamModel), body.retainedDuplicate(),
-                HttpResponses.TRUSTED_HEADERS, HttpResponses.TRUSTED_HEADERS);
+                target.path(endpoint(provider, request), upstreamModel, request.peek().stream()),
+                body.retainedDuplicate(), HttpResponses.TRUSTED_HEADERS, HttpResponses.TRUSTED_HEADERS);
         HttpHeaders h = out.headers();
         h.set(HttpHeaderNames.HOST, target.host);
         h.set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
@@ -63,6 +63,14 @@ final class UpstreamRequests {
         }
         if (target.credentialName != null) {
             h.set(target.credentialName, target.credentialValue);
+        }
+        if (target.googleTokens != null) {
+            // ProxyExchange started this request only once a valid token existed; one expiring meanwhile is refreshed
+            // by the next request and the upstream's 401 is retried like any failure.
+            AsciiString bearer = target.googleTokens.header();
+            if (bearer != null) {
+                h.set(HttpHeaderNames.AUTHORIZATION, bearer);
+            }
         }
         return out;
     }

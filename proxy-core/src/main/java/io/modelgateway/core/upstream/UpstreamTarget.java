@@ -42,6 +42,8 @@ public final class UpstreamTarget {
     private static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
     /** Azure OpenAI's key header. */
     private static final AsciiString API_KEY = AsciiString.cached("api-key");
+    /** The Gemini API's key header. */
+    private static final AsciiString X_GOOG_API_KEY = AsciiString.cached("x-goog-api-key");
     /** Parts of a header name that mark its value as a secret. */
     private static final String[] SECRET_NAME_PARTS =
             {"auth", "key", "token", "secret", "password", "passwd", "cookie", "credential", "signature", "session"};
@@ -52,6 +54,10 @@ public final class UpstreamTarget {
     private final String[] paths = new String[Endpoint.values().length];
     /** azure_openai: its paths, by deployment in the deployment form; null for every other type. */
     private final AzurePaths azurePaths;
+    /** vertex and gemini: their paths by model; null for every other type. */
+    final GooglePaths googlePaths;
+    /** vertex: its access tokens (the credential changes hourly); null for every other type. */
+    final GoogleTokens googleTokens;
     /** {@code authorization} or {@code x-api-key}; null when the provider has no key. */
     final AsciiString credentialName;
     final AsciiString credentialValue;
@@ -83,6 +89,9 @@ public final class UpstreamTarget {
             paths[e.ordinal()] = basePath + e.upstreamSuffix();
         }
         azurePaths = provider.azure() == null ? null : new AzurePaths(provider.azure());
+        googlePaths = provider.google() == null ? null : new GooglePaths(provider.type(), provider.google());
+        googleTokens = provider.google() == null || provider.google().account() == null ? null
+                : GoogleTokens.of(provider.google().account());
         String key = provider.apiKey();
         if (key == null) {
             credentialName = null;
@@ -90,6 +99,10 @@ public final class UpstreamTarget {
         } else if (provider.azure() != null && provider.azure().credential() == AzureSettings.Credential.API_KEY) {
             checked.set(API_KEY, key);
             credentialName = API_KEY;
+            credentialValue = AsciiString.of(key);
+        } else if (provider.type() == io.modelgateway.core.config.ProviderType.GEMINI) {
+            checked.set(X_GOOG_API_KEY, key);
+            credentialName = X_GOOG_API_KEY;
             credentialValue = AsciiString.of(key);
         } else if (provider.type().style() == ApiStyle.ANTHROPIC && provider.type() != ProviderType.BEDROCK) {
             checked.set(X_API_KEY, key);
@@ -166,5 +179,13 @@ public final class UpstreamTarget {
      */
     String path(Endpoint endpoint, String upstreamModel) {
         return azurePaths == null ? paths[endpoint.ordinal()] : azurePaths.path(endpoint, upstreamModel);
+    }
+
+    /**
+     * As {@link #path(Endpoint, String)}, and for vertex and gemini the model's generateContent method
+     * ({@code stream}: streamGenerateContent with SSE; Claude on Vertex: rawPredict / streamRawPredict).
+     */
+    String path(Endpoint endpoint, String upstreamModel, boolean stream) {
+        return googlePaths == null ? path(endpoint, upstreamModel) : googlePaths.path(upstreamModel, stream);
     }
 }

@@ -105,7 +105,7 @@ class AzureOpenAiConfigTest {
                 "  az: {type: anthropic, base_url: 'https://a.example', entra_token: x}"))
                 .hasMessage("providers.az.entra_token: only used by type azure_openai (test.yaml:6)");
         assertError(config("providers:", "  az: {type: azure, base_url: 'https://r.openai.azure.com', api_key: x}"))
-                .hasMessageContaining("must be one of openai, anthropic, simulator, azure_openai, bedrock (got 'azure')");
+                .hasMessageContaining("must be one of openai, anthropic, simulator, azure_openai, bedrock, vertex, gemini (got 'azure')");
     }
 
     @Test

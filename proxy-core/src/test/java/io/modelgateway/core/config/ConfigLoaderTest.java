@@ -337,7 +337,7 @@ class ConfigLoaderTest {
     @Test
     void parse_badEnumValues_errorListsChoices() {
         assertError(withKeys("providers: {x: {type: azure}}"))
-                .hasMessage("providers.x.type: must be one of openai, anthropic, simulator, azure_openai, bedrock (got 'azure')"
+                .hasMessage("providers.x.type: must be one of openai, anthropic, simulator, azure_openai, bedrock, vertex, gemini (got 'azure')"
                         + " (test.yaml:5)");
         assertError(withKeys(
                 "providers: {sim: {type: simulator}}",
