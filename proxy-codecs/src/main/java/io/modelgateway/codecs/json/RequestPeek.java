@@ -71,6 +71,8 @@ public final class RequestPeek {
     private int streamMemberEnd = -1;
     private boolean sawMessages;
     private boolean sawInput;
+    /** Responses: {@code previous_response_id} as sent (a non-empty string), else null. */
+    private String previousResponseId;
     private boolean systemRoleAllowed;
     private GatewayError error;
 
@@ -180,7 +182,7 @@ public final class RequestPeek {
     }
 
     /**
-     * Chat only: offsets of the whole {@code "temperature": value} member (name token to the end of the value),
+     * Chat and Responses: offsets of the whole {@code "temperature": value} member (name token to the end of the value),
      * -1 when absent; what GD-19 removes for models that take no temperature.
      */
     public int temperatureMemberStart() {
@@ -198,6 +200,14 @@ public final class RequestPeek {
 
     public int dimensions() {
         return dimensions;
+    }
+
+    /**
+     * Responses only: the {@code previous_response_id} the request continues from, null when it starts afresh. Only a
+     * provider that keeps responses can honour it (contract 12.1).
+     */
+    public String previousResponseId() {
+        return previousResponseId;
     }
 
     /** The validation error, or null when the body is acceptable. */
@@ -230,6 +240,8 @@ public final class RequestPeek {
                 case EMBEDDINGS -> embeddings();
                 case MESSAGES -> messages(systemRoleAllowed);
                 case COUNT_TOKENS -> countTokens(systemRoleAllowed);
+                case RESPONSES -> responses();
+                case RESPONSES_INPUT_TOKENS -> readTopLevel(this::inputTokensField);
                 default -> throw new IllegalStateException(endpoint.name());
             }
             if (error == null && next() != null) {
@@ -339,6 +351,107 @@ public final class RequestPeek {
             case "thinking" -> readThinking(v);
             case "stop_sequences" -> readStopSequences(v);
             default -> skip(v);
+        }
+    }
+
+    /**
+     * Contract 12.1: what routing and limits need of a Responses request ({@code model}, {@code stream},
+     * {@code max_output_tokens}, {@code previous_response_id}) and the types of the fields every provider reads.
+     * {@code input} may be absent (a continuation of a stored response); a translation then finds nothing to send.
+     */
+    private void responses() throws IOException {
+        readTopLevel(this::responsesField);
+    }
+
+    private void responsesField(String name, JsonToken v) throws IOException {
+        switch (name) {
+            case "model" -> readModel(v);
+            case "input" -> readResponsesInput(v);
+            case "stream" -> stream = readBoolean(v, "stream");
+            case "max_output_tokens" -> maxTokens = readPositiveInt(v, "max_output_tokens");
+            case "previous_response_id" -> {
+                if (v != JsonToken.VALUE_STRING) {
+                    invalidType("previous_response_id", "a string", v);
+                } else if (parser.getTextLength() > 0) {
+                    previousResponseId = parser.getText();
+                }
+            }
+            case "instructions" -> {
+                if (v != JsonToken.VALUE_STRING) {
+                    invalidType("instructions", "a string", v);
+                }
+            }
+            case "temperature" -> {
+                hasTemperature = true;
+                temperatureStart = memberStart;
+                readRange(v, "temperature", 0, 2);
+                temperatureEnd = (int) parser.currentLocation().getByteOffset();
+            }
+            case "top_p" -> readRange(v, "top_p", 0, 1);
+            case "reasoning", "text" -> readObjectNames(v, name);
+            case "tools" -> {
+                if (v != JsonToken.START_ARRAY) {
+                    invalidType("tools", "an array", v);
+                } else {
+                    skip(v);
+                }
+            }
+            default -> skip(v);
+        }
+    }
+
+    /** {@code POST /responses/input_tokens}: the model routes it; the rest is the provider's to read. */
+    private void inputTokensField(String name, JsonToken v) throws IOException {
+        switch (name) {
+            case "model" -> readModel(v);
+            case "input" -> readResponsesInput(v);
+            default -> skip(v);
+        }
+    }
+
+    /** A string, or an array of item objects, each without a repeated name; the items' insides are skipped. */
+    private void readResponsesInput(JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_STRING) {
+            return;
+        }
+        if (v != JsonToken.START_ARRAY) {
+            invalidType("input", "a string or an array of input items", v);
+            return;
+        }
+        int i = 0;
+        JsonToken t;
+        while ((t = next()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.START_OBJECT) {
+                invalidType("input[" + i + "]", "an object", t); // the path is made only for an error
+                return;
+            }
+            DuplicateKeys.Names names = innerNames();
+            while (next() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                if (!names.add(field)) {
+                    fail(DuplicateKeys.error("input[" + i + "]." + field));
+                    return;
+                }
+                skip(next());
+            }
+            i++;
+        }
+    }
+
+    /** An object whose own names must not repeat ({@code reasoning}, {@code text}); its values are skipped. */
+    private void readObjectNames(JsonToken v, String path) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            invalidType(path, "an object", v);
+            return;
+        }
+        DuplicateKeys.Names names = innerNames();
+        while (next() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            if (!names.add(field)) {
+                fail(DuplicateKeys.error(path + "." + field));
+                return;
+            }
+            skip(next());
         }
     }
 

@@ -62,7 +62,8 @@ public final class SseDataCheck {
     }
 
     /**
-     * Whether the event is an error event of either style: Anthropic's {@code event: error}, or a first data payload
+     * Whether the event is an error event of any style: Anthropic's and the Responses API's {@code event: error}, the
+     * Responses API's {@code event: response.failed}, or a first data payload
      * that opens with OpenAI's {@code {"error"}. Looks at the first few bytes only (a comparison per event on the hot
      * path); an error event is then worth a closer look (its text is redacted before it is relayed).
      */
@@ -74,8 +75,7 @@ public final class SseDataCheck {
             if (at < end && event.getByte(at) == ' ') {
                 at++;
             }
-            return startsWith(event, at, end, "error") && (at + 5 == end || event.getByte(at + 5) == '\n'
-                    || event.getByte(at + 5) == '\r');
+            return named(event, at, end, "error") || named(event, at, end, "response.failed");
         }
         if (startsWith(event, at, end, "data:")) {
             at += 5;
@@ -85,6 +85,13 @@ public final class SseDataCheck {
             return startsWith(event, at, end, "{\"error\"");
         }
         return false;
+    }
+
+    /** Whether the event's name at {@code at} is {@code name}, the whole line. */
+    private static boolean named(ByteBuf event, int at, int end, String name) {
+        int after = at + name.length();
+        return startsWith(event, at, end, name) && (after == end || event.getByte(after) == '\n'
+                || event.getByte(after) == '\r');
     }
 
     private static boolean startsWith(ByteBuf buf, int at, int end, String prefix) {

@@ -94,6 +94,23 @@ public final class ChatRequestToMessages {
                 options.upstreamModel(), t.includeUsage, t.excludeReasoning, t.jsonResponse));
     }
 
+    /**
+     * Contract 8.2 for a chat request already read as a tree (the Responses API translation makes one, 12.3): the
+     * Anthropic request, and what its answer translator needs to know.
+     *
+     * @param body         the Anthropic request (write it with {@link #write})
+     * @param stream       whether it streams
+     * @param jsonResponse the GD-14 {@code json_response} tool stands in for a response format
+     */
+    record Prepared(ObjectNode body, boolean stream, boolean jsonResponse) {
+    }
+
+    static Prepared prepare(ObjectNode chat, ChatRequestToMessagesOptions options) throws TranslationException {
+        Translation t = new Translation(chat, options);
+        ObjectNode out = t.run();
+        return new Prepared(out, t.stream, t.jsonResponse);
+    }
+
     static ObjectNode parse(ByteBuf body) throws TranslationException {
         JsonNode root;
         try {
@@ -111,7 +128,7 @@ public final class ChatRequestToMessages {
         return (ObjectNode) root;
     }
 
-    private static ByteBuf write(ByteBufAllocator alloc, ObjectNode out) {
+    static ByteBuf write(ByteBufAllocator alloc, ObjectNode out) {
         try {
             return JsonOut.write(alloc, 1024, JSON.getFactory(), g -> JSON.writeTree(g, out));
         } catch (IOException e) {

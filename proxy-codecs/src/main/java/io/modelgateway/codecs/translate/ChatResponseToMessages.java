@@ -155,13 +155,13 @@ final class ChatResponseToMessages implements ResponseTranslator {
         }
     }
 
-    private static boolean isTextDetail(JsonNode d) {
+    static boolean isTextDetail(JsonNode d) {
         String type = text(d.get("type"));
         return "reasoning.text".equals(type) || "reasoning.summary".equals(type);
     }
 
     /** The text of a reasoning.text entry or the summary of a reasoning.summary entry; null otherwise. */
-    private static String detailText(JsonNode d) {
+    static String detailText(JsonNode d) {
         String type = text(d.get("type"));
         if ("reasoning.text".equals(type)) {
             return text(d.get("text"));
@@ -213,7 +213,7 @@ final class ChatResponseToMessages implements ResponseTranslator {
     }
 
     /** {@code content} as a string, or the text parts of a content array some providers return. */
-    private static String contentText(JsonNode content) {
+    static String contentText(JsonNode content) {
         if (content == null) {
             return "";
         }
@@ -234,7 +234,7 @@ final class ChatResponseToMessages implements ResponseTranslator {
     }
 
     /** An error object in a 200 body: overloaded when the upstream says so (code 503/529 or the word), else 502. */
-    private static GatewayError upstreamError(JsonNode error) {
+    static GatewayError upstreamError(JsonNode error) {
         String message = error.isTextual() ? error.textValue() : text(error.get("message"));
         boolean overloaded = ChatStreamToMessages.overloaded(error.path("code").asText(""),
                 text(error.get("type")), message);

@@ -54,11 +54,8 @@ final class ChatStreamToMessages implements StreamTranslator {
     private final ByteBufAllocator alloc;
     private final ChatToolNames tools;
     private final String fallbackModel;
-    /** The bytes of the current event, and its joined {@code data:} lines. */
-    private byte[] raw = new byte[512];
-    private byte[] data = new byte[512];
-    private boolean comment;
-    private boolean errorEvent;
+    /** The current event's {@code data:} lines, joined. */
+    private final SseData sse = new SseData();
 
     // State of 8.9.
     private boolean started;
@@ -97,15 +94,15 @@ final class ChatStreamToMessages implements StreamTranslator {
             return;
         }
         try {
-            int len = readData(event);
+            int len = sse.read(event);
             if (len < 0) {
                 // Before message_start a ping would break the 5.10 grammar; the proxy's own keep-alive covers it.
-                if (comment && started) {
+                if (sse.comment() && started) {
                     out.accept(alloc.buffer(PING.length).writeBytes(PING)); // keep-alive comment → ping (GD-11)
                 }
                 return;
             }
-            if (isDone(len)) {
+            if (sse.isDone()) {
                 // [DONE] without a finish reason is a truncated answer as far as the caller can tell (8.9 step 8).
                 if (started && stopReason != null) {
                     finish(out);
@@ -114,10 +111,10 @@ final class ChatStreamToMessages implements StreamTranslator {
                 }
                 return;
             }
-            if (isBlank(len)) {
+            if (sse.isBlank()) {
                 return;
             }
-            apply(Chunk.parse(data, len), out);
+            apply(Chunk.parse(sse.data(), len), out);
         } catch (IOException | RuntimeException e) {
             // The chunk is parsed whole before anything is emitted, so the caller sees complete events, then this.
             if (!finished) {
@@ -174,7 +171,7 @@ final class ChatStreamToMessages implements StreamTranslator {
 
     private void apply(Chunk c, Consumer<ByteBuf> out) {
         // An error may come before any chunk: then it is the only event (both Anthropic SDKs raise on it).
-        if (c.error || errorEvent) {
+        if (c.error || sse.errorEvent()) {
             String message = c.errorMessage != null ? c.errorMessage : c.topMessage;
             boolean overloaded = overloaded(c.error ? c.errorCode : c.topCode, c.error ? c.errorType : c.topType,
                     message);
@@ -432,110 +429,6 @@ final class ChatStreamToMessages implements StreamTranslator {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    // ---- SSE fields ---------------------------------------------------------------------------------------
-
-    /**
-     * Joins the event's {@code data:} lines (one optional space after the colon dropped, lines joined with
-     * {@code \n}) into {@link #data}; returns their length, or -1 when the event has no data line. Notes
-     * comments and {@code event: error} on the way. Lines end with LF, CRLF or CR. The event is copied out
-     * once and scanned as an array: one buffer access instead of one per byte.
-     */
-    private int readData(ByteBuf e) {
-        comment = false;
-        errorEvent = false;
-        int end = e.readableBytes();
-        if (raw.length < end) {
-            raw = new byte[Math.max(end, raw.length * 2)];
-        }
-        e.getBytes(e.readerIndex(), raw, 0, end);
-        byte[] r = raw;
-        int len = -1;
-        int i = 0;
-        while (i < end) {
-            int lineEnd = i;
-            while (lineEnd < end && r[lineEnd] != '\n' && r[lineEnd] != '\r') {
-                lineEnd++;
-            }
-            int next = lineEnd < end && r[lineEnd] == '\r' && lineEnd + 1 < end && r[lineEnd + 1] == '\n'
-                    ? lineEnd + 2 : lineEnd + 1;
-            if (lineEnd > i) {
-                if (r[i] == ':') {
-                    comment = true;
-                } else {
-                    int colon = i;
-                    while (colon < lineEnd && r[colon] != ':') {
-                        colon++;
-                    }
-                    int v = colon < lineEnd ? colon + 1 : lineEnd;
-                    if (v < lineEnd && r[v] == ' ') {
-                        v++;
-                    }
-                    if (is(r, i, colon, "data")) {
-                        int n = lineEnd - v;
-                        int at = len < 0 ? 0 : len + 1;
-                        ensure(at + n);
-                        if (len >= 0) {
-                            data[len] = '\n';
-                        }
-                        System.arraycopy(r, v, data, at, n);
-                        len = at + n;
-                    } else if (is(r, i, colon, "event")) {
-                        errorEvent = is(r, v, lineEnd, "error");
-                    }
-                }
-            }
-            i = next;
-        }
-        return len;
-    }
-
-    private static boolean is(byte[] r, int from, int to, String ascii) {
-        if (to - from != ascii.length()) {
-            return false;
-        }
-        for (int k = 0; k < ascii.length(); k++) {
-            if (r[from + k] != ascii.charAt(k)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void ensure(int capacity) {
-        if (capacity > data.length) {
-            data = java.util.Arrays.copyOf(data, Math.max(capacity, data.length * 2));
-        }
-    }
-
-    private boolean isDone(int len) {
-        int from = 0;
-        int to = len;
-        while (from < to && isSpace(data[from])) {
-            from++;
-        }
-        while (to > from && isSpace(data[to - 1])) {
-            to--;
-        }
-        if (to - from != 6) {
-            return false;
-        }
-        return data[from] == '[' && data[from + 1] == 'D' && data[from + 2] == 'O' && data[from + 3] == 'N'
-                && data[from + 4] == 'E' && data[from + 5] == ']';
-    }
-
-    private boolean isBlank(int len) {
-        for (int k = 0; k < len; k++) {
-            if (!isSpace(data[k])) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean isSpace(byte b) {
-        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
     }
 
     private static boolean nonEmpty(String s) {

@@ -53,6 +53,12 @@ final class JsonOut {
         return write(alloc, capacity, out -> mapper.createGenerator(out, JsonEncoding.UTF8), null, body, null);
     }
 
+    /** As above between {@code prefix} and {@code suffix}: an SSE event written with a mapper's generator. */
+    static <E extends Exception> ByteBuf write(ByteBufAllocator alloc, int capacity, ObjectMapper mapper, String prefix,
+            Body<E> body, String suffix) throws IOException, E {
+        return write(alloc, capacity, out -> mapper.createGenerator(out, JsonEncoding.UTF8), prefix, body, suffix);
+    }
+
     /** The buffer is released when anything throws, so a failed write leaks nothing. */
     private static <E extends Exception> ByteBuf write(ByteBufAllocator alloc, int capacity, Generators generators,
             String prefix, Body<E> body, String suffix) throws IOException, E {

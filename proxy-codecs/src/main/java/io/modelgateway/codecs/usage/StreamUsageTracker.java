@@ -11,7 +11,10 @@ import java.nio.charset.StandardCharsets;
 /**
  * Follows the token usage of one upstream SSE stream, event by event, in any style: an OpenAI usage chunk
  * ({@code "usage":{…}} with {@code "choices":[]}), Anthropic's {@code message_start} (input) and
- * {@code message_delta} (cumulative output), or Gemini's {@code "usageMetadata":{…}} (cumulative, on its chunks). Only an event that carries a {@code "usage":} key with an object
+ * {@code message_delta} (cumulative output), Gemini's {@code "usageMetadata":{…}} (cumulative, on its chunks), or the
+ * Responses API's final event ({@code response.completed}, {@code response.incomplete}, {@code response.failed}),
+ * whose {@code response.usage} holds the whole exchange's counts (its earlier events carry {@code "usage":null}).
+ * Only an event that carries a {@code "usage":} key with an object
  * value is parsed — a byte search finds it; OpenAI's {@code "usage":null} on every other chunk costs a compare.
  * The events themselves are untouched (they are spliced to the client as they are).
  *
@@ -156,7 +159,9 @@ public final class StreamUsageTracker {
                     // cumulative; the stream's own end decides whether the answer was whole): the final counts
                     complete = true;
                 } else if (name.equals("message") && v == JsonToken.START_OBJECT) {
-                    readMessage(p); // Anthropic message_start: the usage sits in the message
+                    readMessage(p, false); // Anthropic message_start: the usage sits in the message
+                } else if (name.equals("response") && v == JsonToken.START_OBJECT) {
+                    readMessage(p, true); // a Responses API final event: the usage of the whole response
                 } else if (name.equals("choices") && v == JsonToken.START_ARRAY) {
                     choices = true;
                     nonEmptyChoices = p.nextToken() != JsonToken.END_ARRAY;
@@ -183,12 +188,14 @@ public final class StreamUsageTracker {
         return choices && !nonEmptyChoices;
     }
 
-    private void readMessage(JsonParser p) throws IOException {
+    /** The {@code usage} inside an object; {@code last}: it is the final count (a Responses API response). */
+    private void readMessage(JsonParser p, boolean last) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken v = p.nextToken();
             if (name.equals("usage") && v == JsonToken.START_OBJECT) {
                 counts.read(p);
+                complete |= last;
             } else {
                 p.skipChildren();
             }

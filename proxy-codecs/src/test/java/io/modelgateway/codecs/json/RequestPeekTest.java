@@ -249,6 +249,49 @@ class RequestPeekTest {
         assertThat(early.error().param()).isEqualTo("k4999");
     }
 
+    /** Contract 12.1: what routing and limits read of a Responses request. */
+    @Test
+    void peek_responses_modelStreamMaxOutputTokensPreviousResponseAndTemperature() {
+        String body = "{\"model\":\"gpt-x\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},{\"type\":"
+                + "\"function_call_output\",\"call_id\":\"c\",\"output\":\"x\"}],\"stream\":true,"
+                + "\"max_output_tokens\":300,\"temperature\":0.5,\"previous_response_id\":\"resp_1\","
+                + "\"reasoning\":{\"effort\":\"low\"},\"text\":{\"format\":{\"type\":\"text\"}}}";
+        RequestPeek p = peek(Endpoint.RESPONSES, body);
+        assertThat(p.error()).isNull();
+        assertThat(p.model()).isEqualTo("gpt-x");
+        assertThat(body.substring(p.modelStart(), p.modelEnd())).isEqualTo("\"gpt-x\"");
+        assertThat(p.stream()).isTrue();
+        assertThat(p.maxTokens()).isEqualTo(300);
+        assertThat(p.previousResponseId()).isEqualTo("resp_1");
+        assertThat(p.hasTemperature()).isTrue();
+        assertThat(body.substring(p.temperatureMemberStart(), p.temperatureMemberEnd())).isEqualTo("\"temperature\":0.5");
+        RequestPeek plain = peek(Endpoint.RESPONSES, "{\"model\":\"gpt-x\",\"input\":\"hi\"}");
+        assertThat(plain.error()).isNull();
+        assertThat(plain.stream()).isFalse();
+        assertThat(plain.previousResponseId()).isNull();
+    }
+
+    @Test
+    void peek_responses_badTypesAndDuplicates_are400NamingTheField() {
+        String[][] cases = {
+            {"{\"model\":\"m\",\"input\":3}", "input"},
+            {"{\"model\":\"m\",\"input\":[\"x\"]}", "input[0]"},
+            {"{\"model\":\"m\",\"input\":\"x\",\"max_output_tokens\":0}", "max_output_tokens"},
+            {"{\"model\":\"m\",\"input\":\"x\",\"stream\":\"yes\"}", "stream"},
+            {"{\"model\":\"m\",\"input\":\"x\",\"previous_response_id\":7}", "previous_response_id"},
+            {"{\"model\":\"m\",\"input\":\"x\",\"tools\":{}}", "tools"},
+            {"{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"role\":\"system\",\"content\":\"x\"}]}", "input[0].role"},
+            {"{\"model\":\"m\",\"input\":\"x\",\"reasoning\":{\"effort\":\"low\",\"effort\":\"high\"}}",
+                "reasoning.effort"},
+            {"{\"model\":\"m\",\"model\":\"n\",\"input\":\"x\"}", "model"},
+        };
+        for (String[] c : cases) {
+            RequestPeek p = peek(Endpoint.RESPONSES, c[0]);
+            assertThat(p.error()).as(c[0]).isNotNull();
+            assertThat(p.error().param()).as(c[0]).isEqualTo(c[1]);
+        }
+    }
+
     private static RequestPeek peek(Endpoint e, String body) {
         return RequestPeek.peek(e, wrap(body), false);
     }

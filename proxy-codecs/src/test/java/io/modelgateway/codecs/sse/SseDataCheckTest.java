@@ -56,6 +56,15 @@ class SseDataCheckTest {
         assertThat(looksLikeError(": keep-alive\n\n")).isFalse();
     }
 
+    @Test
+    void looksLikeError_responsesApiFailedAndErrorEvents_only() {
+        assertThat(looksLikeError("event: response.failed\ndata: {\"type\":\"response.failed\"}\n\n")).isTrue();
+        assertThat(looksLikeError("event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\"}\n\n")).isTrue();
+        assertThat(looksLikeError("event: response.failedx\ndata: {}\n\n")).isFalse();
+        assertThat(looksLikeError("event: response.completed\ndata: {\"response\":{\"error\":null}}\n\n")).isFalse();
+        assertThat(looksLikeError("event: response.incomplete\ndata: {}\n\n")).isFalse();
+    }
+
     private static boolean looksLikeError(String event) {
         ByteBuf buf = Unpooled.copiedBuffer(event, StandardCharsets.UTF_8);
         try {

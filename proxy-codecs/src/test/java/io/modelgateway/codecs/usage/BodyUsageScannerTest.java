@@ -213,4 +213,26 @@ class BodyUsageScannerTest {
         assertThat(wellFormed("{\"id\":\"chat")).as("cut").isFalse();
         assertThat(wellFormed("]{")).as("close first").isFalse();
     }
+
+    /** Contract 12.8: a Responses API answer's top-level usage, whatever the output items hold, cut anywhere. */
+    @Test
+    void responsesAnswer_cutAtEveryByte_usageByType() {
+        String body = "{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"output\":[{\"type\":"
+                + "\"message\",\"content\":[{\"type\":\"output_text\",\"text\":\"\\\"usage\\\":{\\\"input_tokens\\\":9}\","
+                + "\"annotations\":[]}]},{\"type\":\"function_call\",\"arguments\":\"{\\\"usage\\\":1}\"}],"
+                + "\"usage\":{\"input_tokens\":1400,\"input_tokens_details\":{\"cached_tokens\":1000},\"output_tokens\":50,"
+                + "\"output_tokens_details\":{\"reasoning_tokens\":20},\"total_tokens\":1450},\"metadata\":{}}";
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        for (int cut = 0; cut <= bytes.length; cut++) {
+            BodyUsageScanner s = new BodyUsageScanner();
+            s.feed(Unpooled.wrappedBuffer(bytes, 0, cut));
+            s.feed(Unpooled.wrappedBuffer(bytes, cut, bytes.length - cut));
+            Usage u = s.counts().usage();
+            assertThat(u.input()).as("uncached input, cut at %d", cut).isEqualTo(400);
+            assertThat(u.cacheRead()).isEqualTo(1000);
+            assertThat(u.output()).isEqualTo(50);
+            assertThat(u.reasoning()).isEqualTo(20);
+            assertThat(s.wellFormed()).isTrue();
+        }
+    }
 }

@@ -105,6 +105,45 @@ class StreamUsageTrackerTest {
         assertThat(at("{\"usage\"")).isEqualTo(-1);
     }
 
+    /**
+     * Contract 12.8: a Responses API stream's usage is on its final event only ({@code response.completed},
+     * {@code response.incomplete}), inside {@code response}; the earlier events carry {@code "usage":null}. Its
+     * {@code input_tokens} include the cached tokens, as OpenAI's {@code prompt_tokens} do.
+     */
+    @Test
+    void responsesStream_usageFromTheFinalResponse_cachedInsideInput() {
+        StreamUsageTracker t = new StreamUsageTracker();
+        feed(t, "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":"
+                + "{\"id\":\"resp_1\",\"output\":[],\"usage\":null}}\n\n");
+        feed(t, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":3,"
+                + "\"delta\":\"the \\\"usage\\\":{\\\"input_tokens\\\":1}\"}\n\n");
+        assertThat(t.counts()).isNull();
+        assertThat(t.complete()).isFalse();
+        assertThat(feed(t, "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":9,"
+                + "\"response\":{\"id\":\"resp_1\",\"status\":\"completed\",\"output\":[{\"type\":\"message\"}],"
+                + "\"usage\":{\"input_tokens\":1400,\"input_tokens_details\":{\"cached_tokens\":1000},"
+                + "\"output_tokens\":50,\"output_tokens_details\":{\"reasoning_tokens\":20},\"total_tokens\":1450}}}\n\n"))
+                .as("never withheld: a Responses event is not a chat usage chunk").isFalse();
+        assertThat(t.complete()).isTrue();
+        Usage u = t.counts().usage();
+        assertThat(u.input()).as("uncached input").isEqualTo(400);
+        assertThat(u.cacheRead()).isEqualTo(1000);
+        assertThat(u.cacheCreation()).isZero();
+        assertThat(u.output()).isEqualTo(50);
+        assertThat(u.reasoning()).isEqualTo(20);
+    }
+
+    @Test
+    void responsesStream_incompleteFinalEvent_countsToo() {
+        StreamUsageTracker t = new StreamUsageTracker();
+        feed(t, "event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"sequence_number\":5,"
+                + "\"response\":{\"status\":\"incomplete\",\"usage\":{\"input_tokens\":12,\"input_tokens_details\":"
+                + "{\"cached_tokens\":0},\"output_tokens\":16,\"output_tokens_details\":{\"reasoning_tokens\":0},"
+                + "\"total_tokens\":28}}}\n\n");
+        assertThat(t.complete()).isTrue();
+        assertThat(t.counts().usage().totalTokens()).isEqualTo(28);
+    }
+
     private static int at(String s) {
         ByteBuf b = Unpooled.copiedBuffer(s, StandardCharsets.UTF_8);
         try {

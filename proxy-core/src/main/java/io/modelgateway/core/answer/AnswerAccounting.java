@@ -64,7 +64,7 @@ final class AnswerAccounting {
     /** Puts the tokens on the record: {@code code} is the provider's status, 0 when no head arrived. */
     void account(Outcome outcome, int code) {
         ExchangeRecord record = request.record();
-        if (request.endpoint() == Endpoint.COUNT_TOKENS) {
+        if (request.endpoint() == Endpoint.COUNT_TOKENS || request.endpoint() == Endpoint.RESPONSES_INPUT_TOKENS) {
             // A count of tokens is not generation: nothing is accounted, whatever the answer says.
             record.usage(0, 0, ExchangeRecord.UsageSource.NONE);
             return;

@@ -1,5 +1,6 @@
 package io.modelgateway.core.answer;
 
+import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
@@ -50,6 +51,8 @@ final class StreamRelay {
     private final Consumer<ByteBuf> onEvent;
     /** The provider sent an error event (relayed as it is when passing through): the exchange failed upstream. */
     private boolean upstreamErrorEvent;
+    /** Pass-through events relayed: the next {@code sequence_number} of a Responses API stream (GD-28). */
+    private long relayed;
 
     StreamRelay(AnswerWriter writer, SseEventScanner scanner, StreamTranslator translator,
             AnswerAccounting accounting, boolean withholdUsageChunk) {
@@ -112,6 +115,7 @@ final class StreamRelay {
             event.release(); // counted above; the caller did not ask for it (GD-21)
             return;
         }
+        relayed++;
         writeEvent(event);
     }
 
@@ -205,6 +209,9 @@ final class StreamRelay {
     void endWithError(GatewayError error) {
         if (translator != null) {
             translator.onFailure(error, this::writeEvent);
+        } else if (writer.request().endpoint() == Endpoint.RESPONSES) {
+            // The Responses API's typed stream ends in error with response.failed, numbered after what was relayed.
+            writer.write(new DefaultHttpContent(ErrorBodies.responsesFailedEvent(writer.alloc(), error, relayed)));
         } else {
             writer.write(new DefaultHttpContent(ErrorBodies.streamEvent(writer.alloc(), writer.style(), error)));
         }

@@ -31,6 +31,9 @@ import java.util.Objects;
  * @param azure            azure_openai type: its path scheme and how its credential is sent; null for other types
  * @param bedrock          bedrock type: region and AWS credentials; null for every other type
  * @param google           vertex and gemini types: project, location and service account; null for other types
+ * @param responsesApi     openai type: the upstream serves the Responses API itself ({@code /responses}), so a
+ *                         Responses request passes through; false: it has chat completions only and the gateway
+ *                         translates (contract 12.2)
  */
 public record ProviderConfig(
         String name,
@@ -49,7 +52,8 @@ public record ProviderConfig(
         UpstreamTls tls,
         AzureSettings azure,
         BedrockSettings bedrock,
-        GoogleSettings google) {
+        GoogleSettings google,
+        boolean responsesApi) {
 
     /**
      * Client headers that never go upstream whatever {@code forward_headers} says: credentials (forwarding them
@@ -60,6 +64,16 @@ public record ProviderConfig(
             "authorization", "proxy-authorization", "x-api-key", "api-key",
             "host", "content-length", "transfer-encoding", "connection", "keep-alive",
             "proxy-connection", "te", "trailer", "upgrade"};
+
+    /** Without a {@code responses_api} setting: an openai provider serves the Responses API itself. */
+    public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
+            List<String> forwardHeaders, int connectTimeoutMs, SimulatorSettings simulator, String maxTokensField,
+            boolean reasoningDetails, CooldownConfig cooldown, TimeoutsConfig timeouts, AnthropicBeta anthropicBeta,
+            UpstreamTls tls, AzureSettings azure, BedrockSettings bedrock, GoogleSettings google) {
+        this(name, type, baseUrl, apiKey, headers, forwardHeaders, connectTimeoutMs, simulator, maxTokensField,
+                reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock, google,
+                type == ProviderType.OPENAI);
+    }
 
     /** Not a vertex or gemini provider (no {@link GoogleSettings}). */
     public ProviderConfig(String name, ProviderType type, URI baseUrl, String apiKey, Map<String, String> headers,
@@ -145,6 +159,7 @@ public record ProviderConfig(
         if ((type == ProviderType.VERTEX || type == ProviderType.GEMINI) != (google != null)) {
             throw new IllegalArgumentException("google settings are for types vertex and gemini, which need them");
         }
+        responsesApi &= type == ProviderType.OPENAI;
     }
 
     /**

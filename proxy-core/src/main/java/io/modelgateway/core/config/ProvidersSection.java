@@ -41,7 +41,8 @@ final class ProvidersSection extends ConfigReader {
             "api_version", "entra_token", // azure_openai
             // type bedrock
             "region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token",
-            "project", "location", "credentials_file"); // vertex and gemini (GoogleProviders)
+            "project", "location", "credentials_file", // vertex and gemini (GoogleProviders)
+            "responses_api");
     /** The fields only a bedrock provider takes. */
     private static final List<String> BEDROCK_FIELDS =
             List.of("region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token");
@@ -142,6 +143,10 @@ final class ProvidersSection extends ConfigReader {
                     "must be max_completion_tokens or max_tokens (got '" + maxTokensField + "')");
         }
         boolean reasoningDetails = p.bool("reasoning_details", false);
+        boolean responsesApi = p.bool("responses_api", type == ProviderType.OPENAI);
+        if (responsesApi && type != ProviderType.OPENAI) {
+            throw error(p.pathOf("responses_api"), p.lineOf("responses_api"), "only used by type openai");
+        }
         CooldownConfig cooldown = cooldown(p);
         TimeoutsConfig timeouts = timeouts(p);
         AnthropicBeta anthropicBeta = anthropicBeta(p, type);
@@ -152,7 +157,7 @@ final class ProvidersSection extends ConfigReader {
         }
         ProviderConfig provider = new ProviderConfig(name, type, baseUrl, apiKey, headers, forward, connectTimeoutMs,
                 simulator, maxTokensField, reasoningDetails, cooldown, timeouts, anthropicBeta, tls, azure, bedrock,
-                google);
+                google, responsesApi);
         for (int i = 0; i < forward.size(); i++) {
             String lower = forward.get(i).toLowerCase(Locale.ROOT);
             String path = p.pathOf("forward_headers") + "[" + i + "]";

@@ -279,6 +279,8 @@ public final class ExchangeRecord implements BilledTokens {
             case EMBEDDINGS -> "embeddings";
             case MESSAGES -> "messages";
             case COUNT_TOKENS -> "count_tokens";
+            case RESPONSES -> "responses";
+            case RESPONSES_INPUT_TOKENS -> "responses_input_tokens";
         };
     }
 

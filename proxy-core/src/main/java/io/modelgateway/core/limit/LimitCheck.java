@@ -216,7 +216,8 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
 
     /** A quarter of the body's bytes; none for count_tokens, which generates nothing (a request counted, no tokens). */
     private static long inputEstimate(GatewayRequest request) {
-        return request.endpoint() == Endpoint.COUNT_TOKENS ? 0 : Math.max(1, request.body().readableBytes() / 4);
+        return request.endpoint() == Endpoint.COUNT_TOKENS || request.endpoint() == Endpoint.RESPONSES_INPUT_TOKENS ? 0
+                : Math.max(1, request.body().readableBytes() / 4);
     }
 
     /**
@@ -224,7 +225,8 @@ public final class LimitCheck extends RequestStep implements GenericFutureListen
      * translating (GD-12), for each of {@code n} choices; nothing for embeddings.
      */
     static long outputEstimate(Endpoint endpoint, RequestPeek peek, ModelConfig model) {
-        if (endpoint == Endpoint.EMBEDDINGS || endpoint == Endpoint.COUNT_TOKENS) {
+        if (endpoint == Endpoint.EMBEDDINGS || endpoint == Endpoint.COUNT_TOKENS
+                || endpoint == Endpoint.RESPONSES_INPUT_TOKENS) {
             return 0;
         }
         long cap = peek.maxTokens() > 0 ? peek.maxTokens()

@@ -1,6 +1,7 @@
 package io.modelgateway.core.route;
 
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.BodySplicer;
 import io.modelgateway.codecs.json.RequestPeek;
 import io.modelgateway.codecs.translate.EmbeddingsBase64;
@@ -73,11 +74,16 @@ public final class AttemptPlanner {
         RequestPeek peek = request.peek();
         Endpoint endpoint = request.endpoint();
         ProviderConfig provider = deployment.provider();
+        boolean responses = endpoint == Endpoint.RESPONSES || endpoint == Endpoint.RESPONSES_INPUT_TOKENS;
+        if (responses && !provider.responsesApi()) {
+            refuseStateful(peek, model);
+        }
         if (provider.type() == ProviderType.SIMULATOR) {
             return new SimulatorExchange(ctx, request, provider, simulators.of(provider), deployment.upstreamModel(),
                     request.config().upstreamLimits(), collectedBudget, hook, onDone);
         }
-        if (provider.styleFor(deployment.upstreamModel()) != endpoint.style()) {
+        if (responses ? !provider.responsesApi()
+                : provider.styleFor(deployment.upstreamModel()) != endpoint.style()) {
             TranslatedRequest translated = Translations.request(ctx.alloc(), request, model, deployment);
             if (provider.claudeOnVertex(deployment.upstreamModel())) {
                 translated = new TranslatedRequest(VertexClaude.fromTranslated(ctx.alloc(), translated.body()),
@@ -99,9 +105,10 @@ public final class AttemptPlanner {
             edits.add(BodySplicer.string(peek.encodingFormatStart(), peek.encodingFormatEnd(), "float"));
             translator = new EmbeddingsBase64();
         }
-        if (endpoint == Endpoint.CHAT_COMPLETIONS && model.noTemperature() && peek.hasTemperature()) {
+        if ((endpoint == Endpoint.CHAT_COMPLETIONS || endpoint == Endpoint.RESPONSES) && model.noTemperature()
+                && peek.hasTemperature()) {
             edits.add(BodySplicer.removeMember(request.body(), peek.temperatureMemberStart(),
-                    peek.temperatureMemberEnd())); // GD-19: dropped silently on chat
+                    peek.temperatureMemberEnd())); // GD-19: dropped silently on chat and the Responses API
         }
         // Every chat stream is accounted from the upstream's own usage chunk: ask for it when the caller did not,
         // and withhold it from that caller (GD-21).
@@ -115,5 +122,18 @@ public final class AttemptPlanner {
         return new ProxyExchange(ctx, request, provider, deployment.upstreamModel(), pools,
                 request.config().upstreamLimits(), collectedBudget, body, translator, includeUsage != null, hook,
                 onDone);
+    }
+
+    /**
+     * GD-30: a Responses request that continues a stored response ({@code previous_response_id}) can only go to a
+     * provider that keeps responses (an openai provider with {@code responses_api}); anywhere else it is a 400 before
+     * anything is sent, whatever the rest of the request holds.
+     */
+    private static void refuseStateful(RequestPeek peek, ModelConfig model) throws TranslationException {
+        if (peek.previousResponseId() != null) {
+            throw new TranslationException(GatewayError.invalid("previous_response_id: the model `" + model.name()
+                    + "` is served by a provider that keeps no responses; send the whole conversation in 'input' "
+                    + "(with 'store': false).", "previous_response_id", "unsupported_parameter"));
+        }
     }
 }

@@ -14,7 +14,7 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A fake LLM provider that answers chat completions, embeddings and messages deterministically,
+ * A fake LLM provider that answers chat completions, embeddings, messages and the Responses API deterministically,
  * at a configurable pace, with injectable faults. Pure: no sockets, no clocks but the
  * {@code created} timestamp and random response ids; {@link SimulatorServer} and the gateway's
  * in-process {@code simulator} provider deliver what it returns.
@@ -51,6 +51,7 @@ public final class SimulatorEngine {
     private final FaultSpec defaultFault;
     private final ChatResponder chat = new ChatResponder(MAPPER);
     private final MessagesResponder messages = new MessagesResponder(MAPPER);
+    private final ResponsesResponder responses = new ResponsesResponder(MAPPER);
     private final EmbeddingsResponder embeddings = new EmbeddingsResponder(JSON);
 
     public SimulatorEngine(SimulatorSettings defaults) {
@@ -92,6 +93,8 @@ public final class SimulatorEngine {
                 case EMBEDDINGS -> embeddings.answer(root, plan);
                 case MESSAGES -> messages.answer(root, plan, headers.apply("anthropic-version"));
                 case COUNT_TOKENS -> messages.countTokens(root, plan);
+                case RESPONSES -> responses.answer(root, plan);
+                case RESPONSES_INPUT_TOKENS -> responses.inputTokens(root, plan);
             };
         } catch (SimRequestException e) {
             return SimErrors.response(style, e);

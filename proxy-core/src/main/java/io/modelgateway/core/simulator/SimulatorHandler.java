@@ -108,6 +108,8 @@ final class SimulatorHandler extends ChannelInboundHandlerAdapter {
             case "/v1/embeddings" -> Endpoint.EMBEDDINGS;
             case "/v1/messages" -> Endpoint.MESSAGES;
             case "/v1/messages/count_tokens" -> Endpoint.COUNT_TOKENS;
+            case "/v1/responses" -> Endpoint.RESPONSES;
+            case "/v1/responses/input_tokens" -> Endpoint.RESPONSES_INPUT_TOKENS;
             default -> null;
         };
         if (endpoint == null) {

@@ -33,8 +33,23 @@ final class StreamDraft {
     private int[] rounds = new int[64];
     private int nextRound;
 
+    /** How a stream of this draft ends in error; null: the style's error event ({@link SimErrors}). */
+    private ErrorEvent errorEvent;
+
+    /** An error event that knows where it falls: {@code sequence} is the number of events sent before it. */
+    @FunctionalInterface
+    interface ErrorEvent {
+        byte[] at(int sequence, String message);
+    }
+
     StreamDraft(ApiStyle style) {
         this.style = style;
+    }
+
+    /** The Responses API ends a stream in error with its own typed event, numbered after the ones before it. */
+    StreamDraft errorEvent(ErrorEvent errorEvent) {
+        this.errorEvent = errorEvent;
+        return this;
     }
 
     /** An event that is its own round (single-choice streams). */
@@ -73,8 +88,9 @@ final class StreamDraft {
             out.add(new SimEvent(delay, i == broken ? malformed(events.get(i)) : events.get(i)));
         }
         if (ending == RequestPlan.Ending.ERROR) {
-            out.add(new SimEvent(0, SimErrors.streamErrorEvent(style,
-                    "The simulator injected a stream error (error_after=" + fault.errorAfter() + ")")));
+            String message = "The simulator injected a stream error (error_after=" + fault.errorAfter() + ")";
+            out.add(new SimEvent(0, errorEvent != null ? errorEvent.at(end, message)
+                    : SimErrors.streamErrorEvent(style, message)));
         }
         if (ending == RequestPlan.Ending.STALL) {
             return SimulatedResponse.stalled(SimulatedResponse.EVENT_STREAM, headers, fault.delayMs(), out);

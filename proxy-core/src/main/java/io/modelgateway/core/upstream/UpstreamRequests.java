@@ -75,11 +75,18 @@ final class UpstreamRequests {
         return out;
     }
 
-    /** The upstream's endpoint: the caller's, or the other style's chat endpoint when translating. */
+    /**
+     * The upstream's endpoint: the caller's, or the chat endpoint of the upstream's style when translating (the other
+     * style's, or a Responses request for a provider without the Responses API).
+     */
     static Endpoint endpoint(ProviderConfig provider, GatewayRequest request) {
         Endpoint caller = request.endpoint();
         ApiStyle upstreamStyle = provider.type().style();
-        if (caller == Endpoint.EMBEDDINGS || upstreamStyle == caller.style()) {
+        if (caller == Endpoint.RESPONSES || caller == Endpoint.RESPONSES_INPUT_TOKENS) {
+            if (provider.responsesApi()) {
+                return caller;
+            }
+        } else if (caller == Endpoint.EMBEDDINGS || upstreamStyle == caller.style()) {
             return caller;
         }
         return upstreamStyle == ApiStyle.ANTHROPIC ? Endpoint.MESSAGES : Endpoint.CHAT_COMPLETIONS;

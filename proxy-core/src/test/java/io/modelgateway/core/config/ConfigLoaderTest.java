@@ -866,6 +866,29 @@ class ConfigLoaderTest {
                 .hasMessageStartingWith("providers.p.anthropic_beta: only used by type anthropic");
     }
 
+    /** Contract 12.2: an openai provider serves the Responses API unless it says it has chat completions only. */
+    @Test
+    void responsesApi_defaultsToTrueForOpenAi_falseElsewhere_onlyOpenAiMaySetIt() throws Exception {
+        GatewayConfig config = ConfigLoader.parse(withKeys(
+                "providers:",
+                "  full: {type: openai, base_url: 'https://o.example/v1'}",
+                "  chat: {type: openai, base_url: 'https://c.example/v1', responses_api: false}",
+                "  claude: {type: anthropic, base_url: 'https://a.example'}",
+                "  sim: {type: simulator}",
+                "models: {m: {deployments: [{provider: full}, {provider: chat}, {provider: claude}, {provider: sim}]}}"),
+                "test.yaml", Map.of("GATEWAY_KEY", GATEWAY_KEY), null);
+        assertThat(config.providers().get("full").responsesApi()).isTrue();
+        assertThat(config.providers().get("chat").responsesApi()).isFalse();
+        assertThat(config.providers().get("claude").responsesApi()).isFalse();
+        assertThat(config.providers().get("sim").responsesApi()).isFalse();
+        assertError(withKeys("providers: {p: {type: anthropic, base_url: 'https://a.example', responses_api: true}}",
+                "models: {m: {deployments: [{provider: p}]}}"))
+                .hasMessageStartingWith("providers.p.responses_api: only used by type openai");
+        assertError(withKeys("providers: {p: {type: openai, base_url: 'https://o.example/v1', responses_api: 3}}",
+                "models: {m: {deployments: [{provider: p}]}}"))
+                .hasMessageStartingWith("providers.p.responses_api:");
+    }
+
     @Test
     void forwardHeaders_namingAnAnthropicHeader_warnsThatItFollowsItsOwnRule() throws Exception {
         List<String> lines = captureWarnings(() -> parse(withKeys(

@@ -115,6 +115,29 @@ class AzureOpenAiEndToEndTest {
         assertThat(sent.all("authorization")).isEmpty();
     }
 
+    /**
+     * Contract 12.2: an azure_openai provider gets a Responses request as the chat request it means, on its deployment
+     * path; the caller gets a response object with Azure's cache reads and reasoning in the Responses usage fields.
+     */
+    @Test
+    void responses_translatedToAzureChat_usageInResponsesFields() throws Exception {
+        HttpResponse<String> r = gw.call("/api/v1/responses",
+                "{\"model\":\"gpt\",\"input\":\"CACHED_PROMPT hello\",\"max_output_tokens\":64}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode body = JSON.readTree(r.body());
+        assertThat(body.path("object").asText()).isEqualTo("response");
+        assertThat(body.path("output_text").asText()).isNotEmpty();
+        assertThat(body.at("/usage/input_tokens_details/cached_tokens").asInt()).isEqualTo(AzureOpenAiFake.CACHED_TOKENS);
+        assertThat(body.at("/usage/output_tokens_details/reasoning_tokens").asInt())
+                .isEqualTo(AzureOpenAiFake.REASONING_TOKENS);
+        ExchangeRecord rec = records.of(r);
+        assertAzureTokens(rec);
+        assertThat(rec.endpointLabel()).isEqualTo("responses");
+        Received sent = lastFromGateway();
+        assertThat(sent.uri()).isEqualTo("/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21");
+        assertThat(JSON.readTree(sent.body()).at("/messages/0/content").asText()).isEqualTo("CACHED_PROMPT hello");
+    }
+
     @Test
     void chatStream_usageAskedForAndWithheld_tokensRecorded() throws Exception {
         HttpResponse<String> r = gw.call(CHAT, chat("gpt", "CACHED_PROMPT hello", true));

@@ -84,7 +84,10 @@ class OfficialSdkCompatibilityTest {
                   sim-anthropic: {type: anthropic, base_url: "%s", api_key: %s, forward_headers: ["x-sim-*"]}
                   sim-bedrock: {type: bedrock, region: us-east-1, base_url: "%s", aws_access_key_id: "${AWS_ACCESS_KEY_ID}",
                     aws_secret_access_key: "${AWS_SECRET_ACCESS_KEY}", forward_headers: ["x-sim-*"]}
-                """.formatted(upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY, bedrock.baseUrl());
+                  sim-chat-only: {type: openai, base_url: "%s/v1", api_key: %s, forward_headers: ["x-sim-*"],
+                                  responses_api: false}
+                """.formatted(upstream, UPSTREAM_KEY, upstream, UPSTREAM_KEY, bedrock.baseUrl(), upstream,
+                UPSTREAM_KEY);
         String models = """
                   oa-chat: {deployments: [{provider: sim-openai, model: sim-chat-1}]}
                   oa-embed: {type: embedding, deployments: [{provider: sim-openai, model: sim-embed-1}]}
@@ -93,6 +96,7 @@ class OfficialSdkCompatibilityTest {
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
                   br-chat: {deployments: [{provider: sim-bedrock, model: "anthropic.claude-sim-1-v1:0"}]}
                   br-llama: {deployments: [{provider: sim-bedrock, model: "meta.llama-sim-1-v1:0"}]}
+                  oa-chat-only: {deployments: [{provider: sim-chat-only, model: sim-chat-2}]}
                 """;
         gateway = TestGateway.startWithEnv(TestGateway.simulatorConfig(providers, models), AWS_ENV);
         // The gateway loads its tokenizer on a thread of its own at start (an openai provider is configured);
@@ -162,6 +166,17 @@ class OfficialSdkCompatibilityTest {
     }
 
     /**
+     * The Responses API (contract 12) through the openai SDK: natively on the in-process simulator, passed through to
+     * an openai provider with the Responses API, translated for a chat-completions-only provider and for an anthropic
+     * one (the standalone simulator behind all three).
+     */
+    @Test
+    @Order(5)
+    void openaiNodeResponses_nativePassThroughAndTranslated_allPass() throws Exception {
+        runNodeTests("responses.test.mjs", 37);
+    }
+
+    /**
      * Claude on Amazon Bedrock (type bedrock, behind {@link FakeBedrock}, which checks every signature with the AWS
      * SDK's signer and encodes its streams with AWS's event-stream codec): the Anthropic SDK (0.x) suite — streams,
      * thinking, tools, stop sequences, mid-stream faults, 429 / 529 — and the OpenAI SDK across styles, unchanged; and
@@ -210,7 +225,10 @@ class OfficialSdkCompatibilityTest {
                 "GATEWAY_EMBED_MODELS", "sim-embed,oa-embed",
                 "GATEWAY_MESSAGES_MODELS", "sim-chat,an-chat",
                 "GATEWAY_CROSS_CHAT_MODEL", "cross-claude",
-                "GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt"));
+                "GATEWAY_CROSS_MESSAGES_MODEL", "cross-gpt",
+                "GATEWAY_RESPONSES_PASS_MODELS", "oa-chat",
+                "GATEWAY_RESPONSES_STATELESS_MODELS", "sim-chat,oa-chat-only,an-chat",
+                "GATEWAY_RESPONSES_NO_COUNT_MODELS", "oa-chat-only,an-chat"));
         vars.putAll(override);
         runNodeTests(file, gateway.port(), vars, minimumPassing);
     }

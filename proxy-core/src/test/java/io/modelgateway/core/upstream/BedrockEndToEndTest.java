@@ -167,6 +167,28 @@ class BedrockEndToEndTest {
         assertThat(bedrock.refused).isEmpty();
     }
 
+    /** Contract 12.2: a Responses caller on Claude on Bedrock, through the messages translation and InvokeModel. */
+    @Test
+    void responsesCaller_notStreamingAndStreaming_translatedFromBedrockClaude() throws Exception {
+        startSigned(r -> null);
+
+        String hello = "{\"model\":\"claude-aws\",\"input\":\"Hello\",\"max_output_tokens\":64%s}";
+        HttpResponse<String> whole = gateway.call("/api/v1/responses", hello.formatted(""));
+        HttpResponse<String> stream = gateway.call("/api/v1/responses", hello.formatted(",\"stream\":true"));
+
+        assertThat(whole.statusCode()).as(whole.body()).isEqualTo(200);
+        JsonNode r = JSON.readTree(whole.body());
+        assertThat(r.path("object").asText()).isEqualTo("response");
+        assertThat(r.path("output_text").asText()).isNotEmpty();
+        assertThat(r.path("usage").path("output_tokens").asInt()).isPositive();
+        assertThat(stream.statusCode()).as(stream.body()).isEqualTo(200);
+        assertThat(stream.body()).startsWith("event: response.created").contains("event: response.output_text.delta")
+                .contains("event: response.completed");
+        assertThat(bedrock.received).extracting(FakeBedrock.Received::path).containsExactly(
+                "/model/" + PATH_ID + "/invoke", "/model/" + PATH_ID + "/invoke-with-response-stream");
+        assertThat(bedrock.refused).isEmpty();
+    }
+
     @Test
     void temporaryCredentials_sessionTokenSentAndSigned() throws Exception {
         start(FakeBedrock.signed("us-east-1", KEY_ID, SECRET, TOKEN, simUrl(), "sk-sim"), """

@@ -1,0 +1,199 @@
+package io.modelgateway.codecs.translate;
+
+import static io.modelgateway.codecs.translate.JsonFields.text;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.modelgateway.codecs.Ids;
+import io.modelgateway.codecs.error.ErrorKind;
+import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.translate.ResponsesOutput.Item;
+import io.modelgateway.codecs.translate.ResponsesOutput.Kind;
+import io.modelgateway.codecs.translate.ResponsesOutput.Part;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * The answer side of a Responses request served by a chat-completions upstream (contract 12.4): a chat completion →
+ * a {@code response} object, or, for streams, a {@link ChatStreamToResponses} per stream. Made by
+ * {@link ResponsesRequestToChat} with the response's {@link ResponsesOutput.Head head}.
+ *
+ * <p>{@link #translate} borrows the upstream body (not released, reader index unchanged) and returns a new buffer
+ * owned by the caller. One instance per exchange, confined to its event loop.
+ */
+final class ChatResponseToResponses implements ResponseTranslator {
+    private final ResponsesOutput.Head head;
+    private final long maxAnswerChars;
+    private Usage usage = Usage.ZERO;
+
+    ChatResponseToResponses(ResponsesOutput.Head head, long maxAnswerChars) {
+        this.head = head;
+        this.maxAnswerChars = maxAnswerChars;
+    }
+
+    @Override
+    public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
+        JsonNode root;
+        try (InputStream in = new ByteBufInputStream(upstreamBody.duplicate())) {
+            root = ResponsesRequestToChat.JSON.readTree(in);
+        } catch (IOException | RuntimeException e) {
+            throw unreadable();
+        }
+        if (root == null || !root.isObject()) {
+            throw unreadable();
+        }
+        JsonNode error = root.get("error");
+        if (error != null && !error.isNull()) {
+            throw new TranslationException(ChatResponseToMessages.upstreamError(error)); // an error with a 200
+        }
+        JsonNode choice = root.path("choices").path(0);
+        JsonNode message = choice.path("message");
+        if (!message.isObject()) {
+            throw new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR,
+                    "The upstream provider returned a response without a message."));
+        }
+        String finishReason = text(choice.get("finish_reason"));
+        if ("error".equals(finishReason)) {
+            throw new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR,
+                    "The upstream provider reported an error while generating the response."));
+        }
+        ResponsesOutput output = new ResponsesOutput();
+        reasoning(output, message);
+        String content = ChatResponseToMessages.contentText(message.get("content"));
+        String refusal = text(message.get("refusal"));
+        if (!content.isEmpty() || refusal != null && !refusal.isEmpty()) {
+            Item m = output.add(Kind.MESSAGE);
+            if (!content.isEmpty()) {
+                part(m, false, content);
+            }
+            if (refusal != null && !refusal.isEmpty()) {
+                part(m, true, refusal);
+            }
+        }
+        JsonNode calls = message.get("tool_calls");
+        if (calls != null && calls.isArray()) {
+            for (JsonNode call : calls) {
+                JsonNode fn = call.path("function");
+                Item f = output.add(Kind.FUNCTION_CALL);
+                String id = text(call.get("id"));
+                f.callId = id != null && !id.isEmpty() ? id : Ids.withPrefix("call_");
+                String name = text(fn.get("name"));
+                f.name = name == null ? "" : name;
+                JsonNode args = fn.get("arguments");
+                try {
+                    f.arguments.append(args != null && args.isObject()
+                            ? ResponsesRequestToChat.JSON.writeValueAsString(args) // some providers send the object
+                            : args == null || !args.isTextual() ? "" : args.textValue());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        }
+        String incomplete = ResponsesOutput.incompleteReason(finishReason);
+        for (Item item : output.items) {
+            item.status = "completed";
+        }
+        if (incomplete != null && !output.items.isEmpty()) {
+            Item last = output.items.get(output.items.size() - 1);
+            if (last.kind == Kind.MESSAGE) {
+                last.status = "incomplete";
+            }
+        }
+        Usage u = UsageJson.chat(root.get("usage"));
+        String model = text(root.get("model"));
+        if (model != null) {
+            head.model = model; // GD-17: the upstream's own string
+        }
+        try {
+            ByteBuf out = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), ResponsesRequestToChat.JSON,
+                    g -> output.writeResponse(g, head, incomplete == null ? "completed" : "incomplete", incomplete,
+                            null, u));
+            usage = u;
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Reasoning items, in the order of contract 8.6's thinking blocks: one per {@code reasoning_details} text or
+     * summary entry that has text (its signature as GD-29 {@code encrypted_content}); when no entry has text, one from
+     * {@code reasoning} / {@code reasoning_content}, signed with the first signature in the details; encrypted entries
+     * as opaque items.
+     */
+    static void reasoning(ResponsesOutput output, JsonNode message) {
+        JsonNode details = message.get("reasoning_details");
+        boolean textInDetails = false;
+        String firstSignature = null;
+        if (details != null && details.isArray()) {
+            for (JsonNode d : details) {
+                String t = ChatResponseToMessages.detailText(d);
+                textInDetails |= t != null && !t.isEmpty();
+                String signature = text(d.get("signature"));
+                if (firstSignature == null && signature != null && !signature.isEmpty()
+                        && ChatResponseToMessages.isTextDetail(d)) {
+                    firstSignature = signature;
+                }
+            }
+        }
+        if (!textInDetails) {
+            String plain = text(message.get("reasoning"));
+            if (plain == null || plain.isEmpty()) {
+                plain = text(message.get("reasoning_content"));
+            }
+            if (plain != null && !plain.isEmpty() || firstSignature != null) {
+                reasoningItem(output, plain, firstSignature == null ? null
+                        : ResponsesOutput.THINKING_PREFIX + firstSignature);
+            }
+        }
+        if (details == null || !details.isArray()) {
+            return;
+        }
+        for (JsonNode d : details) {
+            if (ChatResponseToMessages.isTextDetail(d)) {
+                if (textInDetails) {
+                    String signature = text(d.get("signature"));
+                    reasoningItem(output, ChatResponseToMessages.detailText(d), signature == null || signature.isEmpty()
+                            ? null : ResponsesOutput.THINKING_PREFIX + signature);
+                }
+            } else if ("reasoning.encrypted".equals(text(d.get("type")))) {
+                String data = text(d.get("data"));
+                if (data != null && !data.isEmpty()) {
+                    reasoningItem(output, null, ResponsesOutput.REDACTED_PREFIX + data);
+                }
+            }
+        }
+    }
+
+    private static void reasoningItem(ResponsesOutput output, String summary, String encrypted) {
+        Item r = output.add(Kind.REASONING);
+        if (summary != null && !summary.isEmpty()) {
+            r.summary = new StringBuilder(summary);
+        }
+        r.encrypted = encrypted;
+    }
+
+    private static void part(Item message, boolean refusal, String text) {
+        Part p = new Part(refusal);
+        p.text.append(text);
+        message.parts.add(p);
+    }
+
+    @Override
+    public StreamTranslator newStream(ByteBufAllocator alloc) {
+        return new ChatStreamToResponses(new ResponsesEvents(alloc, head, maxAnswerChars));
+    }
+
+    @Override
+    public Usage usage() {
+        return usage;
+    }
+
+    private static TranslationException unreadable() {
+        return new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR,
+                "The upstream provider returned a response the gateway could not read."));
+    }
+}
