@@ -85,6 +85,8 @@ import java.util.logging.Logger;
  */
 public final class AnswerWriter {
     private static final Logger LOG = Logger.getLogger(AnswerWriter.class.getName());
+    /** The first capacity of a read's merged chunks: a burst of about thirty events without growing. */
+    private static final int MERGE_CAPACITY = 8192;
 
     /**
      * Largest 2xx body held back until it is complete, to check it is JSON before the caller sees the head. Chat and
@@ -140,9 +142,6 @@ public final class AnswerWriter {
     private HttpResponse heldHead;
     /** The pieces of that body so far: one retained piece, or a composite of them; null when none. */
     private ByteBuf held;
-    /** The first capacity of a read's merged chunks: a burst of about thirty events without growing. */
-    private static final int MERGE_CAPACITY = 8192;
-
     /** STREAM: the chunks written since the last read's end, not yet passed on ({@link #pend}); null when none. */
     private ByteBuf pending;
     /** {@link #pending} is a buffer this writer made and copies into (else one chunk's own buffer). */
