@@ -12,19 +12,29 @@ import java.util.concurrent.TimeUnit;
  * ({@link SimulatedResponseWriter}), the gateway's in-process provider feeds them to the exchange's answer writer
  * ({@link SimulatorExchange}), so both answer alike in time and shape.
  *
- * <p>Waits are {@code schedule}d on the channel's event loop, never slept; everything runs there, so no field needs
- * a lock. While the client channel is not writable the walk stops and {@link #resume()} continues it; a sink that
- * {@link Sink#stopped() stopped} ends it, and {@link #cancel()} drops a pending timer.
+ * <p>The pace is kept on a timeline: an event is due its delay after the previous one was <em>due</em>, not after it
+ * was written, so a loop running late (thousands of streams, a busy machine) does not stretch every gap after it —
+ * the events that fell due meanwhile go out together, as a provider's tokens queued behind a slow reader would, and
+ * the stream keeps its rate. The events handed over in one turn are followed by one {@link Sink#flush()}.
+ *
+ * <p>Waits are never slept: the head's delay is {@code schedule}d on the channel's event loop, the gaps between events
+ * wait on the loop's {@link PacingWheel} (one timer per loop per millisecond, not one per event); everything runs
+ * there, so no field needs a lock. While the client channel is not writable the walk stops and {@link #resume()}
+ * continues it; a sink that {@link Sink#stopped() stopped} ends it, and {@link #cancel()} drops a pending timer (a
+ * wait on the wheel ends when due, and then does nothing).
  */
-final class SimulatedPacer {
+final class SimulatedPacer implements PacingWheel.Waiter {
 
     /** Where the parts of the answer go. Called on the channel's event loop. */
     interface Sink {
         /** The status and headers are due; for a non-stream answer, its whole body with them. */
         void head();
 
-        /** One stream event is due. */
+        /** One stream event is due; it may wait for the {@link #flush()} that follows the turn's last event. */
         void event(SimEvent event);
+
+        /** The events handed over this turn are all there: send them. */
+        void flush();
 
         /** The stream ended normally after its last event. */
         void end();
@@ -42,6 +52,8 @@ final class SimulatedPacer {
     private final Channel channel;
     private final SimulatedResponse response;
     private final Sink sink;
+    /** When the part handed over last was due, on the wheel's clock: the timeline the next delay counts from. */
+    private long dueNanos;
     private int next;
     private boolean delayElapsed;
     private boolean waitingForWritability;
@@ -55,6 +67,7 @@ final class SimulatedPacer {
     }
 
     void start() {
+        dueNanos = channel.eventLoop().ticker().nanoTime() + TimeUnit.MILLISECONDS.toNanos(response.headerDelayMs());
         long delay = response.headerDelayMs();
         if (delay > 0) {
             timer = channel.eventLoop().schedule(this::head, delay, TimeUnit.MILLISECONDS);
@@ -76,7 +89,7 @@ final class SimulatedPacer {
         }
     }
 
-    /** Stop, and let go of the timer. */
+    /** Stop, and let go of the timer (a wait on the wheel ends when due, and then does nothing). */
     void cancel() {
         cancelled = true;
         if (timer != null) {
@@ -102,27 +115,42 @@ final class SimulatedPacer {
 
     private void events() {
         List<SimEvent> events = response.events();
+        PacingWheel wheel = null;
+        long now = 0;
+        boolean handed = false;
         while (next < events.size()) {
             if (stopped()) {
                 return;
             }
             if (!channel.isWritable()) {
                 waitingForWritability = true;
+                flush(handed);
                 return;
             }
             SimEvent event = events.get(next);
             if (event.delayNanos() > 0 && !delayElapsed) {
-                delayElapsed = true;
-                timer = channel.eventLoop().schedule(this::afterDelay, event.delayNanos(), TimeUnit.NANOSECONDS);
-                return;
+                if (wheel == null) {
+                    wheel = PacingWheel.of(channel.eventLoop());
+                    now = wheel.clock().nanoTime();
+                }
+                dueNanos += event.delayNanos();
+                if (dueNanos - now > 0) {
+                    delayElapsed = true;
+                    flush(handed);
+                    wheel.addAt(this, dueNanos);
+                    return;
+                }
+                // Due already (the loop ran late): goes out with the others of this turn.
             }
             delayElapsed = false;
             next++;
             sink.event(event);
+            handed = true;
         }
         if (stopped()) {
             return;
         }
+        flush(handed);
         if (response.stallAtEnd()) {
             sink.stalled();
         } else if (response.cutAtEnd()) {
@@ -132,8 +160,17 @@ final class SimulatedPacer {
         }
     }
 
-    private void afterDelay() {
-        timer = null;
-        events();
+    private void flush(boolean handed) {
+        if (handed && !stopped()) {
+            sink.flush();
+        }
+    }
+
+    /** The wait before the next event is over (the loop's {@link PacingWheel} says so). */
+    @Override
+    public void due() {
+        if (!cancelled) {
+            events();
+        }
     }
 }

@@ -21,8 +21,8 @@ import java.util.Map;
 
 /**
  * The standalone simulator's delivery of one {@link SimulatedResponse} to its own client: the parts as the
- * {@link SimulatedPacer} makes them due, each written and flushed at once — a full response for a non-stream
- * answer, else the head and one {@code HttpContent} per event.
+ * {@link SimulatedPacer} makes them due, written and flushed at once (the events that fell due together, one flush)
+ * — a full response for a non-stream answer, else the head and one {@code HttpContent} per event.
  *
  * <p>Buffers: every {@code ByteBuf} made here wraps the response's immutable byte arrays and is handed to
  * {@code write}, which releases it. At the end: the chunked body's last chunk and {@code onDone}, or a close when
@@ -98,7 +98,12 @@ final class SimulatedResponseWriter implements SimulatedPacer.Sink {
 
     @Override
     public void event(SimEvent event) {
-        lastWrite = ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event.bytes())));
+        lastWrite = ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(event.bytes())));
+    }
+
+    @Override
+    public void flush() {
+        ctx.flush();
     }
 
     @Override

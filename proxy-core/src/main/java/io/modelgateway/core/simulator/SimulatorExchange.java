@@ -117,6 +117,11 @@ public final class SimulatorExchange implements Exchange, SimulatedPacer.Sink, A
     @Override
     public void event(SimEvent event) {
         writer.content(Unpooled.wrappedBuffer(event.bytes()), false);
+    }
+
+    /** The events of one turn of the pace, like the pieces of one read of an upstream: written together. */
+    @Override
+    public void flush() {
         writer.readComplete();
     }
 

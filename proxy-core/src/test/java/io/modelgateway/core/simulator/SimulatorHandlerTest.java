@@ -104,12 +104,18 @@ class SimulatorHandlerTest {
         ch.runScheduledPendingTasks();
         assertThat(drain(ch, text)).isEmpty();
 
-        ch.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        // A gap ends on the pacing wheel's next millisecond: never early, at most a millisecond late.
+        ch.advanceTimeBy(2, TimeUnit.MILLISECONDS);
         ch.runScheduledPendingTasks();
         assertThat(drain(ch, text)).containsExactly(HttpContent.class); // role chunk
 
+        // The words are due 100 ms apart on the timeline (200, 300, 400 ms after the head): the role chunk's
+        // lateness does not shift them.
         for (int word = 0; word < 3; word++) {
-            ch.advanceTimeBy(100, TimeUnit.MILLISECONDS);
+            ch.advanceTimeBy(98, TimeUnit.MILLISECONDS);
+            ch.runScheduledPendingTasks();
+            assertThat(drain(ch, text)).as("word %d before its time", word).isEmpty();
+            ch.advanceTimeBy(2, TimeUnit.MILLISECONDS);
             ch.runScheduledPendingTasks();
             List<Class<?>> out = drain(ch, text);
             if (word < 2) {
@@ -121,6 +127,30 @@ class SimulatorHandlerTest {
             }
         }
         assertThat(text.toString()).endsWith("data: [DONE]\n\n");
+        assertThat(ch.finishAndReleaseAll()).isFalse();
+    }
+
+    /**
+     * A loop that runs late (here: nothing runs for 300 ms) does not stretch the stream: every event that fell due
+     * meanwhile goes out at once, in order, and the stream ends when its timeline says.
+     */
+    @Test
+    void channelRead_pacedStreamOnALateLoop_catchesUpWithItsTimeline() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(post("/v1/chat/completions", chatRequest(",\"stream\":true"),
+                "x-sim-ttft-ms", "100", "x-sim-tps", "10", "x-sim-output-tokens", "3"));
+        StringBuilder text = new StringBuilder();
+        assertThat((Object) ch.readOutbound()).isInstanceOf(HttpResponse.class);
+
+        ch.advanceTimeBy(99, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(drain(ch, text)).isEmpty();
+
+        ch.advanceTimeBy(302, TimeUnit.MILLISECONDS); // 401 ms: the role chunk and all three words are due
+        ch.runScheduledPendingTasks();
+        assertThat(drain(ch, text)).containsExactly(HttpContent.class, HttpContent.class, HttpContent.class,
+                HttpContent.class, HttpContent.class, HttpContent.class, LastHttpContent.class);
+        assertThat(text.toString()).startsWith("data: ").endsWith("data: [DONE]\n\n");
         assertThat(ch.finishAndReleaseAll()).isFalse();
     }
 
