@@ -198,6 +198,19 @@ class OfficialSdkCompatibilityTest {
         assertThat(bedrock.refused).as("requests whose signature the AWS SDK's signer refused").isEmpty();
     }
 
+    /**
+     * The fake Bedrock's Converse shapes checked by AWS's own code: the AWS SDK for JavaScript's Bedrock Runtime client
+     * calls {@link FakeBedrock} directly (Converse and ConverseStream, reasoning both ways, the stop-sequence field
+     * path, tool use, a ValidationException), signing with the same credentials.
+     */
+    @Test
+    @Order(8)
+    void fakeBedrock_converseShapes_checkedByTheAwsSdk() throws Exception {
+        runNodeTests("bedrock-converse.test.mjs", 6, Map.of("BEDROCK_URL", bedrock.baseUrl(), "BEDROCK_REGION",
+                "us-east-1", "BEDROCK_ACCESS_KEY_ID", AWS_KEY_ID, "BEDROCK_SECRET_ACCESS_KEY", AWS_SECRET));
+        assertThat(bedrock.refused).as("requests whose signature the AWS SDK's signer refused").isEmpty();
+    }
+
     /** What reached the provider: its own key in place of the caller's, and the caller's version date (GD-2). */
     @Test
     @Order(4)
