@@ -104,10 +104,13 @@ public final class BenchReport {
         return new HtmlReport.Run(target, requests, rps / n, errors, eps / n, latency, ttft, itl);
     }
 
-    /** Mean over the rounds of one target on one workload. */
+    /**
+     * Mean over the rounds of one target on one workload; {@code askedRate} is the open loop's fixed rate in
+     * requests per second, 0 for a closed loop.
+     */
     record Row(String target, int rounds, double rps, double rpsMin, double rpsMax, double p50Ms, double p99Ms,
                double ttftP50Ms, double eventsPerSecond, double cpuUsPerRequest, long errors,
-               double allocBytesPerRequest, double allocBytesPerEvent) {
+               double allocBytesPerRequest, double allocBytesPerEvent, double askedRate) {
     }
 
     static String render(Path dir) throws IOException {
@@ -155,7 +158,7 @@ public final class BenchReport {
                         continue;
                     }
                     out.append('\n').append(ratios(gw, nginx, direct, streams));
-                    out.append(ceiling(gw, direct, paced));
+                    out.append(gw.askedRate() > 0 ? rateKept(gw) : ceiling(gw, direct, paced));
                 }
             }
             Row shared = rows.get("gateway-redis");
@@ -191,26 +194,48 @@ public final class BenchReport {
     /**
      * What limits shared through Redis cost over local ones ({@code scripts/bench --redis}): the same gateway with
      * the same config and load, its key's limits checked in Redis ({@code shared}) or in the process ({@code local}).
-     * Targets of the shared-limits issue: added CPU per request at most 15%, added p50 at most 150 µs.
+     * Targets of the shared-limits issue: added CPU per request at most 15%, added p50 at most 150 µs. The CPU is
+     * judged on the closed loop (every target at its own saturation, so CPU per request is the steady figure), the
+     * p50 on the open loop (the same fixed rate for both, below saturation): in a closed loop of 64 connections the
+     * p50 is 64 over the rate, so any added CPU shows there as queueing, not as latency the hop adds.
      */
     static String sharedLimitsCost(Row shared, Row local) {
+        boolean openLoop = local.askedRate() > 0;
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                 "%s / %s (Redis limits / local limits): req/s %.2f×", shared.target(), local.target(),
                 local.rps() > 0 ? shared.rps() / local.rps() : 0));
         if (shared.cpuUsPerRequest() > 0 && local.cpuUsPerRequest() > 0) {
             double added = shared.cpuUsPerRequest() - local.cpuUsPerRequest();
             double percent = 100 * added / local.cpuUsPerRequest();
-            sb.append(String.format(Locale.ROOT, ", added CPU/request %+.1f µs (%+.1f%%, target ≤ 15%%: %s)", added,
-                    percent, percent <= 15 ? "met" : "MISSED"));
+            sb.append(String.format(Locale.ROOT, ", added CPU/request %+.1f µs (%+.1f%%", added, percent));
+            sb.append(openLoop ? ", below saturation)" : String.format(Locale.ROOT, ", target ≤ 15%%: %s)",
+                    percent <= 15 ? "met" : "MISSED"));
         }
         double addedP50Us = 1000 * (shared.p50Ms() - local.p50Ms());
-        sb.append(String.format(Locale.ROOT, ", added p50 %+.0f µs (target ≤ 150 µs: %s)", addedP50Us,
-                addedP50Us <= 150 ? "met" : "MISSED"));
+        if (openLoop) {
+            boolean kept = shared.rps() >= 0.95 * shared.askedRate() && local.rps() >= 0.95 * local.askedRate();
+            sb.append(String.format(Locale.ROOT, ", added p50 %+.0f µs at %.0f req/s (target ≤ 150 µs: %s)", addedP50Us,
+                    local.askedRate(), !kept ? "NOT JUDGED, the rate was not kept" : addedP50Us <= 150 ? "met" : "MISSED"));
+        } else {
+            sb.append(String.format(Locale.ROOT, ", p50 %+.0f µs (closed loop: queueing behind the rate; the p50 target "
+                    + "is judged at a fixed rate)", addedP50Us));
+        }
         if (shared.errors() > 0) {
             sb.append(String.format(Locale.ROOT, "; %d errors: checks Redis did not answer in time were refused "
                     + "(fallback deny), the figures are not the shared limits' alone", shared.errors()));
         }
         return sb.append('\n').toString();
+    }
+
+    /**
+     * An open-loop workload asks every target for the same fixed rate, so no ceiling is needed; its latency only
+     * means something when the target kept that rate (within 5 %).
+     */
+    static String rateKept(Row gw) {
+        return gw.rps() >= 0.95 * gw.askedRate()
+                ? String.format(Locale.ROOT, "  (open loop: %s kept the asked %.0f req/s)%n", gw.target(), gw.askedRate())
+                : String.format(Locale.ROOT, "  **RATE NOT KEPT**: %s made %.0f of the asked %.0f req/s: its latency here "
+                        + "is queueing, not the hop%n", gw.target(), gw.rps(), gw.askedRate());
     }
 
     /** CPU per stream event of a proxy, or -1: its CPU per request over the events per request. */
@@ -339,7 +364,9 @@ public final class BenchReport {
         double allocEvent = 0;
         int allocRuns = 0;
         long errors = 0;
+        double askedRate = 0;
         for (JsonNode r : runs) {
+            askedRate = r.path("rate").asDouble(0);
             double v = r.path("requests_per_second").asDouble();
             rps += v;
             min = Math.min(min, v);
@@ -362,7 +389,7 @@ public final class BenchReport {
         int n = runs.size();
         return new Row(target, n, rps / n, min, max, p50 / n, p99 / n, ttft / n, eps / n,
                 cpuRuns == 0 ? -1 : cpu / cpuRuns, errors, allocRuns == 0 ? -1 : allocRequest / allocRuns,
-                allocRuns == 0 || allocEvent < 0 ? -1 : allocEvent / allocRuns);
+                allocRuns == 0 || allocEvent < 0 ? -1 : allocEvent / allocRuns, askedRate);
     }
 
     private static ObjectNode summaryJson(Path dir) throws IOException {

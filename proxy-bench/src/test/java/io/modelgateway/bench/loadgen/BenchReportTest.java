@@ -5,19 +5,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.modelgateway.bench.loadgen.BenchReport.Row;
 import org.junit.jupiter.api.Test;
 
-/** The line of the bench summary that compares Redis limits with local ones (scripts/bench --redis). */
+/** The lines of the bench summary that compare Redis limits with local ones (scripts/bench --redis). */
 class BenchReportTest {
     private static Row row(String target, double rps, double p50Ms, double cpuUs, long errors) {
-        return new Row(target, 2, rps, rps, rps, p50Ms, 2 * p50Ms, 0, 0, cpuUs, errors, -1, -1);
+        return openRow(target, rps, p50Ms, cpuUs, errors, 0);
+    }
+
+    private static Row openRow(String target, double rps, double p50Ms, double cpuUs, long errors, double askedRate) {
+        return new Row(target, 2, rps, rps, rps, p50Ms, 2 * p50Ms, 0, 0, cpuUs, errors, -1, -1, askedRate);
     }
 
     @Test
-    void sharedLimitsCost_withinTargets_addedCpuAndP50AgainstTheLocalGateway() {
+    void sharedLimitsCost_closedLoop_judgesTheCpu_andCallsThePlusP50Queueing() {
         String line = BenchReport.sharedLimitsCost(row("gateway-redis", 9000, 0.600, 55.0, 0),
                 row("gateway-jdk17", 10000, 0.500, 50.0, 0));
 
         assertThat(line).isEqualTo("gateway-redis / gateway-jdk17 (Redis limits / local limits): req/s 0.90×, "
-                + "added CPU/request +5.0 µs (+10.0%, target ≤ 15%: met), added p50 +100 µs (target ≤ 150 µs: met)\n");
+                + "added CPU/request +5.0 µs (+10.0%, target ≤ 15%: met), p50 +100 µs (closed loop: queueing behind "
+                + "the rate; the p50 target is judged at a fixed rate)\n");
     }
 
     @Test
@@ -26,7 +31,30 @@ class BenchReportTest {
                 row("gateway-jdk17", 10000, 0.500, 50.0, 0));
 
         assertThat(line).contains("added CPU/request +10.0 µs (+20.0%, target ≤ 15%: MISSED)")
-                .contains("added p50 +200 µs (target ≤ 150 µs: MISSED)")
                 .contains("3 errors: checks Redis did not answer in time were refused");
+    }
+
+    @Test
+    void sharedLimitsCost_openLoop_judgesTheP50AtTheSameRate() {
+        String met = BenchReport.sharedLimitsCost(openRow("gateway-redis", 3990, 0.420, 70.0, 0, 4000),
+                openRow("gateway-jdk17", 4000, 0.300, 65.0, 0, 4000));
+        String missed = BenchReport.sharedLimitsCost(openRow("gateway-redis", 3990, 0.500, 70.0, 0, 4000),
+                openRow("gateway-jdk17", 4000, 0.300, 65.0, 0, 4000));
+
+        assertThat(met).contains("added CPU/request +5.0 µs (+7.7%, below saturation)")
+                .contains("added p50 +120 µs at 4000 req/s (target ≤ 150 µs: met)");
+        assertThat(missed).contains("added p50 +200 µs at 4000 req/s (target ≤ 150 µs: MISSED)");
+    }
+
+    @Test
+    void sharedLimitsCost_openLoopRateNotKept_isNotJudged() {
+        String line = BenchReport.sharedLimitsCost(openRow("gateway-redis", 3000, 9.0, 70.0, 0, 4000),
+                openRow("gateway-jdk17", 4000, 0.300, 65.0, 0, 4000));
+
+        assertThat(line).contains("(target ≤ 150 µs: NOT JUDGED, the rate was not kept)");
+        assertThat(BenchReport.rateKept(openRow("gateway-redis", 3000, 9.0, 70.0, 0, 4000)))
+                .contains("**RATE NOT KEPT**: gateway-redis made 3000 of the asked 4000 req/s");
+        assertThat(BenchReport.rateKept(openRow("gateway-jdk17", 3990, 0.3, 65.0, 0, 4000)))
+                .contains("kept the asked 4000 req/s");
     }
 }
