@@ -12,6 +12,7 @@ import {
   OPENAI_BASE_URL,
   TEST_TIMEOUT_MS,
   WEATHER_TOOL_SCHEMA,
+  assertSameVector,
 } from './gateway-env.mjs';
 
 const MODELS = (process.env.GATEWAY_GOOGLE_MODELS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -177,3 +178,46 @@ describe(`both SDKs on ${CLAUDE_MODEL} (Claude on Vertex AI)`, { timeout: TEST_T
     assert.equal(usage.completion_tokens, 9);
   });
 });
+
+// Embeddings (GD-31): Vertex AI's :predict and the Gemini API's :batchEmbedContents behind the OpenAI SDK, which
+// asks for base64 when the caller names no encoding and decodes it itself (contract 4.4).
+const EMBED_MODELS = (process.env.GATEWAY_GOOGLE_EMBED_MODELS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+if (EMBED_MODELS.length === 0) {
+  throw new Error('GATEWAY_GOOGLE_EMBED_MODELS must be set (run through GoogleSdkTest)');
+}
+for (const model of EMBED_MODELS) {
+  describe(`openai SDK embeddings on ${model}`, { timeout: TEST_TIMEOUT_MS }, () => {
+    test('create_sdkDefaultBase64_decodesToTheFloatAnswer_inInputOrder', async () => {
+      const inputs = ['first input', 'the second input', 'a third'];
+      const b64 = await openai.embeddings.create({ model, input: inputs }); // the SDK sends encoding_format: base64
+      const floats = await openai.embeddings.create({ model, input: inputs, encoding_format: 'float' });
+      assert.equal(b64.object, 'list');
+      assert.equal(b64.data.length, 3);
+      for (let i = 0; i < 3; i++) {
+        assert.equal(b64.data[i].index, i);
+        assert.equal(b64.data[i].object, 'embedding');
+        assert.ok(Array.isArray(b64.data[i].embedding) && b64.data[i].embedding.length > 0);
+        assertSameVector(b64.data[i].embedding, floats.data[i].embedding, `input ${i}: base64 and float`);
+      }
+      // Each vector is the one its input gets alone: the order is the input's.
+      const alone = await openai.embeddings.create({ model, input: inputs[1], encoding_format: 'float' });
+      assert.deepEqual(alone.data[0].embedding, floats.data[1].embedding);
+      assert.ok(b64.usage.prompt_tokens > 0);
+      assert.equal(b64.usage.total_tokens, b64.usage.prompt_tokens);
+    });
+
+    test('create_dimensions_shortensTheVectors', async () => {
+      const e = await openai.embeddings.create({ model, input: 'shorter please', dimensions: 5 });
+      assert.equal(e.data[0].embedding.length, 5);
+    });
+
+    test('create_tokenIds_isBadRequestError', async () => {
+      await assert.rejects(() => openai.embeddings.create({ model, input: [[15339, 1917]] }), (err) => {
+        assert.ok(err instanceof OpenAI.BadRequestError, `${err.constructor.name}`);
+        assert.equal(err.code, 'unsupported_value');
+        assert.equal(err.param, 'input');
+        return true;
+      });
+    });
+  });
+}

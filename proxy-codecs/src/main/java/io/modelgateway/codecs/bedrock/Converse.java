@@ -14,6 +14,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Bedrock's Converse API for the models that are not Claude (Llama, Mistral, Nova, …), seen from the gateway's
@@ -26,18 +28,43 @@ import java.nio.charset.StandardCharsets;
  * {@code tool_use} → {@code toolUse}, {@code tool_result} → {@code toolResult} (text, or JSON, {@code is_error} →
  * {@code status: error}); {@code max_tokens}, {@code temperature}, {@code top_p}, {@code stop_sequences} →
  * {@code inferenceConfig}; {@code tools} → {@code toolConfig.tools[].toolSpec} and {@code tool_choice} (auto, any,
- * tool) → {@code toolChoice}. Back: text, {@code toolUse} and {@code reasoningContent} blocks, the stop reason
- * ({@code guardrail_intervened} and {@code content_filtered} → {@code refusal}) and usage with cache reads and writes.
- * Not mapped (dropped): thinking requests, {@code metadata}, {@code top_k}, documents and images by URL.
+ * tool) → {@code toolChoice}; {@code thinking} and {@code redacted_thinking} blocks sent back →
+ * {@code reasoningContent} ({@code reasoningText} with its {@code signature}, or {@code redactedContent}); a thinking
+ * request → the model's own reasoning switch where Bedrock documents one (GD-32: Amazon Nova 2's
+ * {@code reasoningConfig}); stop sequences also ask for {@code additionalModelResponseFieldPaths: ["/stop_sequence"]}.
+ * Back: text, {@code toolUse} and {@code reasoningContent} blocks ({@code reasoningText} → {@code thinking} with its
+ * signature, {@code redactedContent} → {@code redacted_thinking}), the stop reason ({@code guardrail_intervened} and
+ * {@code content_filtered} → {@code refusal}) with the matched stop sequence (the model's
+ * {@code additionalModelResponseFields.stop_sequence}, else the only one asked for, else null), and usage with cache
+ * reads and writes. Not mapped (dropped): {@code metadata}, {@code top_k}, documents and images by URL, and a thinking
+ * request to a model without a documented switch (GD-32).
  */
 public final class Converse {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** The pointer that asks a model for the stop sequence it matched (in {@code additionalModelResponseFields}). */
+    static final String STOP_SEQUENCE_PATH = "/stop_sequence";
+
     private Converse() {
     }
 
-    /** The Converse request of a Messages request body (borrowed). Throws IllegalArgumentException when not JSON. */
+    /**
+     * A Converse request: its body, and the stop sequences it asked for (empty when none), which the answer needs to
+     * name the one that matched.
+     */
+    public record Request(byte[] body, List<String> stopSequences) {
+    }
+
+    /** As {@link #request(ByteBuf, String)} for a model without a documented reasoning switch. */
     public static byte[] request(ByteBuf messagesBody) {
+        return request(messagesBody, "").body();
+    }
+
+    /**
+     * The Converse request of a Messages request body (borrowed) for {@code modelId}. Throws IllegalArgumentException
+     * when not JSON.
+     */
+    public static Request request(ByteBuf messagesBody, String modelId) {
         JsonNode in;
         try (ByteBufInputStream s = new ByteBufInputStream(messagesBody.duplicate())) {
             in = JSON.readTree((java.io.InputStream) s);
@@ -80,11 +107,21 @@ public final class Converse {
         if (in.has("top_p")) {
             inference.set("topP", in.get("top_p"));
         }
+        List<String> stops = new ArrayList<>();
         if (in.path("stop_sequences").isArray() && !in.path("stop_sequences").isEmpty()) {
             inference.set("stopSequences", in.get("stop_sequences"));
+            in.get("stop_sequences").forEach(s -> stops.add(s.asText()));
         }
         if (!inference.isEmpty()) {
             out.set("inferenceConfig", inference);
+        }
+        ObjectNode reasoning = reasoning(in, modelId);
+        if (reasoning != null) {
+            out.putObject("additionalModelRequestFields").set("reasoningConfig", reasoning);
+        }
+        if (!stops.isEmpty()) {
+            // A model that reports the sequence it matched gives it back here; one that does not is ignored (GD-32).
+            out.putArray("additionalModelResponseFieldPaths").add(STOP_SEQUENCE_PATH);
         }
         JsonNode tools = in.path("tools");
         String choice = in.path("tool_choice").path("type").asText("auto");
@@ -108,10 +145,62 @@ public final class Converse {
             }
         }
         try {
-            return JSON.writeValueAsBytes(out);
+            return new Request(JSON.writeValueAsBytes(out), List.copyOf(stops));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Amazon Nova 2 ({@code amazon.nova-2…}, with or without a region prefix or an ARN in front). */
+    static boolean isNova2(String modelId) {
+        String id = modelId.substring(modelId.lastIndexOf('/') + 1);
+        int at = id.indexOf("amazon.nova-2");
+        return at == 0 || at > 0 && id.charAt(at - 1) == '.' && id.indexOf('.') == at - 1;
+    }
+
+    /**
+     * GD-32: the Converse reasoning switch of a Messages {@code thinking} request, or null. Only Amazon Nova 2 has one
+     * Bedrock documents ({@code reasoningConfig} with {@code maxReasoningEffort}); the budget becomes an effort by
+     * GD-15 ({@code < 2048} low, {@code < 4096} medium, else high), {@code adaptive} takes
+     * {@code output_config.effort} ({@code xhigh} and {@code max} as high; medium when none).
+     */
+    private static ObjectNode reasoning(JsonNode in, String modelId) {
+        JsonNode thinking = in.path("thinking");
+        String type = thinking.path("type").asText("");
+        if (!isNova2(modelId) || !(type.equals("enabled") || type.equals("adaptive"))) {
+            return null;
+        }
+        String effort;
+        if (type.equals("enabled")) {
+            long budget = thinking.path("budget_tokens").asLong(0);
+            effort = budget < 2048 ? "low" : budget < 4096 ? "medium" : "high";
+        } else {
+            effort = switch (in.path("output_config").path("effort").asText("medium")) {
+                case "low" -> "low";
+                case "high", "xhigh", "max" -> "high";
+                default -> "medium";
+            };
+        }
+        ObjectNode r = JSON.createObjectNode();
+        r.put("type", "enabled");
+        r.put("maxReasoningEffort", effort);
+        return r;
+    }
+
+    /**
+     * The stop sequence an answer matched: the model's own word ({@code additionalModelResponseFields.stop_sequence}),
+     * else the only one asked for; null when the stop was not a stop sequence or several were asked and the model did
+     * not say which.
+     */
+    static String matched(String stopReason, JsonNode additional, List<String> asked) {
+        if (!"stop_sequence".equals(stopReason)) {
+            return null;
+        }
+        JsonNode own = additional == null ? null : additional.get("stop_sequence");
+        if (own != null && own.isTextual()) {
+            return own.textValue();
+        }
+        return asked.size() == 1 ? asked.get(0) : null;
     }
 
     private static void block(JsonNode block, ArrayNode content) {
@@ -151,8 +240,19 @@ public final class Converse {
                 }
                 result.put("status", block.path("is_error").asBoolean(false) ? "error" : "success");
             }
+            case "thinking" -> {
+                // Reasoning goes back as it came: its text with its signature (none for unsigned reasoning).
+                ObjectNode text = content.addObject().putObject("reasoningContent").putObject("reasoningText");
+                text.put("text", block.path("thinking").asText());
+                String signature = block.path("signature").asText("");
+                if (!signature.isEmpty()) {
+                    text.put("signature", signature);
+                }
+            }
+            case "redacted_thinking" -> content.addObject().putObject("reasoningContent")
+                    .put("redactedContent", block.path("data").asText());
             default -> {
-                // thinking, redacted_thinking, documents and the rest: not sent to Converse
+                // documents and the rest: not sent to Converse
             }
         }
     }
@@ -169,8 +269,17 @@ public final class Converse {
         };
     }
 
-    /** The Anthropic message of a Converse answer (borrowed), in a new buffer; {@code model} names it. */
+    /** As {@link #answer(ByteBufAllocator, ByteBuf, String, String, List)} for a request without stop sequences. */
     public static ByteBuf answer(ByteBufAllocator alloc, ByteBuf converseAnswer, String model, String id) {
+        return answer(alloc, converseAnswer, model, id, List.of());
+    }
+
+    /**
+     * The Anthropic message of a Converse answer (borrowed), in a new buffer; {@code model} names it, {@code stops} are
+     * the stop sequences the request asked for.
+     */
+    public static ByteBuf answer(ByteBufAllocator alloc, ByteBuf converseAnswer, String model, String id,
+            List<String> stops) {
         JsonNode in;
         try (ByteBufInputStream s = new ByteBufInputStream(converseAnswer.duplicate())) {
             in = JSON.readTree((java.io.InputStream) s);
@@ -200,17 +309,29 @@ public final class Converse {
                     JSON.writeTree(g, u.path("input").isObject() ? u.get("input") : JSON.createObjectNode());
                     g.writeEndObject();
                 } else if (b.has("reasoningContent")) {
-                    JsonNode r = b.path("reasoningContent").path("reasoningText");
+                    JsonNode rc = b.get("reasoningContent");
                     g.writeStartObject();
-                    g.writeStringField("type", "thinking");
-                    g.writeStringField("thinking", r.path("text").asText());
-                    g.writeStringField("signature", r.path("signature").asText(""));
+                    if (rc.has("redactedContent")) {
+                        g.writeStringField("type", "redacted_thinking");
+                        g.writeStringField("data", rc.path("redactedContent").asText());
+                    } else {
+                        JsonNode r = rc.path("reasoningText");
+                        g.writeStringField("type", "thinking");
+                        g.writeStringField("thinking", r.path("text").asText());
+                        g.writeStringField("signature", r.path("signature").asText(""));
+                    }
                     g.writeEndObject();
                 }
             }
             g.writeEndArray();
-            g.writeStringField("stop_reason", stopReason(in.path("stopReason").asText(null)));
-            g.writeNullField("stop_sequence");
+            String reason = stopReason(in.path("stopReason").asText(null));
+            g.writeStringField("stop_reason", reason);
+            String matched = matched(reason, in.get("additionalModelResponseFields"), stops);
+            if (matched == null) {
+                g.writeNullField("stop_sequence");
+            } else {
+                g.writeStringField("stop_sequence", matched);
+            }
             usage(g, in.path("usage"));
             g.writeEndObject();
         });
@@ -258,13 +379,21 @@ public final class Converse {
     public static final class Stream {
         private final String model;
         private final String id;
+        private final List<String> stops;
         private String stopReason;
+        private String stopSequence;
         private int openBlock = -1;
         private boolean stopped;
 
         public Stream(String model, String id) {
+            this(model, id, List.of());
+        }
+
+        /** {@code stops}: the stop sequences the request asked for. */
+        public Stream(String model, String id, List<String> stops) {
             this.model = model;
             this.id = id;
+            this.stops = stops;
         }
 
         /** Whether {@code message_stop} went out. */
@@ -328,7 +457,10 @@ public final class Converse {
                             g.writeNumberField("index", index);
                         });
                     }
-                    case "messageStop" -> stopReason = stopReason(e.path("stopReason").asText(null));
+                    case "messageStop" -> {
+                        stopReason = stopReason(e.path("stopReason").asText(null));
+                        stopSequence = matched(stopReason, e.get("additionalModelResponseFields"), stops);
+                    }
                     case "metadata" -> end(out, e.path("usage"));
                     default -> {
                     }
@@ -385,6 +517,21 @@ public final class Converse {
                     g.writeStringField("partial_json", d.path("toolUse").path("input").asText());
                     g.writeEndObject();
                 });
+            } else if (d.has("reasoningContent") && d.get("reasoningContent").has("redactedContent")) {
+                // Redacted reasoning is one whole block in Anthropic's stream: its start carries the data.
+                if (openBlock == index) {
+                    return; // a second piece of a block already given whole cannot be added to it
+                }
+                openBlock = index;
+                String data = d.get("reasoningContent").path("redactedContent").asText();
+                sse(out, "content_block_start", g -> {
+                    g.writeStringField("type", "content_block_start");
+                    g.writeNumberField("index", index);
+                    g.writeObjectFieldStart("content_block");
+                    g.writeStringField("type", "redacted_thinking");
+                    g.writeStringField("data", data);
+                    g.writeEndObject();
+                });
             } else if (d.has("reasoningContent")) {
                 JsonNode r = d.get("reasoningContent");
                 startIfNeeded(out, index, "thinking");
@@ -431,11 +578,16 @@ public final class Converse {
             }
             stopped = true;
             String reason = stopReason == null ? "end_turn" : stopReason;
+            String sequence = stopSequence;
             sse(out, "message_delta", g -> {
                 g.writeStringField("type", "message_delta");
                 g.writeObjectFieldStart("delta");
                 g.writeStringField("stop_reason", reason);
-                g.writeNullField("stop_sequence");
+                if (sequence == null) {
+                    g.writeNullField("stop_sequence");
+                } else {
+                    g.writeStringField("stop_sequence", sequence);
+                }
                 g.writeEndObject();
                 usage(g, usage);
             });

@@ -16,4 +16,18 @@ public interface ResponseTranslator {
 
     /** Token counts of the last {@link #translate} (for accounting). */
     Usage usage();
+
+    /**
+     * The usage of the last {@link #translate} when the upstream's body has no usage object the accounting reads
+     * itself (an embeddings answer from Google: per-input counts, or none at all); null (the default) when the
+     * accounting reads the upstream's body as it passes.
+     */
+    default Usage answeredUsage() {
+        return null;
+    }
+
+    /** Whether {@link #answeredUsage()} is the gateway's own estimate rather than the provider's count. */
+    default boolean answeredUsageEstimated() {
+        return false;
+    }
 }

@@ -78,6 +78,19 @@ public final class InputTokenCounter {
         }
     }
 
+    /**
+     * The count for texts to embed: each text's tokens, no framing (an embedding model reads the text alone). Bounded
+     * as every count is: past {@link #EXACT_CHARS} the rest is counted at the rate measured.
+     */
+    public static long texts(Iterable<String> texts) {
+        InputTokenCounter c = new InputTokenCounter();
+        long n = 0;
+        for (String t : texts) {
+            n += c.text(t);
+        }
+        return n + c.rest();
+    }
+
     /** The count for a parsed Anthropic-style request. */
     public static long messagesRequest(JsonNode root) {
         InputTokenCounter c = new InputTokenCounter();

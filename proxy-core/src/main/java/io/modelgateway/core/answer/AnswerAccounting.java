@@ -27,6 +27,9 @@ final class AnswerAccounting {
     private BodyUsageScanner bodyUsage;
     /** The request went to the provider (so a cancel before its answer may still have cost input tokens). */
     private boolean asked;
+    /** The usage a translator determined for an answer whose body has none to read (Google's embeddings); or null. */
+    private Usage answered;
+    private boolean answeredEstimated;
 
     AnswerAccounting(GatewayRequest request, String provider) {
         this.request = request;
@@ -49,6 +52,12 @@ final class AnswerAccounting {
 
     void bodyPiece(ByteBuf piece) {
         bodyUsage.feed(piece);
+    }
+
+    /** The usage of a translated answer whose body carries none the scanner reads ({@code estimated}: the gateway's). */
+    void answered(Usage usage, boolean estimated) {
+        answered = usage;
+        answeredEstimated = estimated;
     }
 
     /** Whether the body read so far is structurally well-formed JSON (checked in the same pass as the usage). */
@@ -78,7 +87,11 @@ final class AnswerAccounting {
             counts = null;
         }
         boolean complete = counts != null && (streamUsage == null || streamUsage.complete());
-        if (ok && outcome == Outcome.DONE && complete) {
+        if (ok && outcome == Outcome.DONE && counts == null && answered != null) {
+            // The translator counted (the provider's per-input counts summed, or the gateway's count of the inputs).
+            record.usage(answered, answeredEstimated ? ExchangeRecord.UsageSource.ESTIMATED
+                    : ExchangeRecord.UsageSource.UPSTREAM);
+        } else if (ok && outcome == Outcome.DONE && complete) {
             // Every token type as the provider reported it (cache reads and writes, reasoning): contract 8.8.
             record.usage(counts.usage(), ExchangeRecord.UsageSource.UPSTREAM);
         } else if (ok || (outcome == Outcome.CANCELLED && code == 0 && asked)) {

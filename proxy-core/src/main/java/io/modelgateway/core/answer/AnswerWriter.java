@@ -237,6 +237,13 @@ public final class AnswerWriter {
         return redactor;
     }
 
+    /** A translated whole answer was written: the usage its translator determined, when the body had none to read. */
+    void translated(ResponseTranslator done) {
+        if (done.answeredUsage() != null) {
+            accounting.answered(done.answeredUsage(), done.answeredUsageEstimated());
+        }
+    }
+
     // ------------------------------------------------------------------ the answer, as it arrives
 
     /** The head of the provider's final answer (a status of 200 or more; interim answers are the feeder's to skip). */

@@ -127,6 +127,7 @@ final class CollectedAnswer {
                 writer.failBeforeHead(e.error(), null);
                 return;
             }
+            writer.translated(translator);
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, out);
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());

@@ -7,6 +7,7 @@ import io.modelgateway.codecs.translate.ChatRequestToGemini;
 import io.modelgateway.codecs.translate.ChatRequestToMessages;
 import io.modelgateway.codecs.translate.ChatRequestToMessagesOptions;
 import io.modelgateway.codecs.translate.GeminiRequestOptions;
+import io.modelgateway.codecs.translate.GoogleEmbeddings;
 import io.modelgateway.codecs.translate.MessagesRequestToChat;
 import io.modelgateway.codecs.translate.MessagesRequestToChatOptions;
 import io.modelgateway.codecs.translate.ResponsesRequestToChat;
@@ -18,6 +19,7 @@ import io.modelgateway.codecs.translate.TranslatedRequest;
 import io.modelgateway.codecs.translate.TranslationException;
 import io.modelgateway.core.config.DeploymentConfig;
 import io.modelgateway.core.config.ModelConfig;
+import io.modelgateway.core.config.ProviderType;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -74,17 +76,24 @@ final class Translations {
             throw new TranslationException(GatewayError.invalid("The model `" + model.name() + "` is served by a "
                     + "provider that cannot count tokens.", "model", "unsupported_model"));
         }
+        // GD-20: embeddings go to OpenAI-style providers as they are, and to vertex and gemini (above) translated.
         throw new TranslationException(GatewayError.invalid("The model `" + model.name() + "` is served by a "
                 + "provider without embeddings.", "model", "unsupported_model"));
     }
 
-    /** vertex and gemini: both caller styles' generation requests become generateContent; null for other endpoints. */
+    /**
+     * vertex and gemini: both caller styles' generation requests become generateContent, embeddings Vertex's predict or
+     * the Gemini API's batchEmbedContents (GD-31); null for other endpoints.
+     */
     private static TranslatedRequest toGemini(ByteBufAllocator alloc, GatewayRequest request, ModelConfig model,
             DeploymentConfig deployment) throws TranslationException {
         GeminiRequestOptions options = new GeminiRequestOptions(deployment.upstreamModel(), model.noTemperature());
         return switch (request.endpoint()) {
             case CHAT_COMPLETIONS -> ChatRequestToGemini.translate(alloc, request.body(), options);
             case MESSAGES -> MessagesRequestToGemini.translate(alloc, request.body(), options);
+            case EMBEDDINGS -> GoogleEmbeddings.translate(alloc, request.body(),
+                    deployment.provider().type() == ProviderType.GEMINI ? GoogleEmbeddings.Api.GEMINI_BATCH
+                            : GoogleEmbeddings.Api.VERTEX_PREDICT, deployment.upstreamModel());
             default -> null;
         };
     }

@@ -50,6 +50,7 @@ final class BedrockAnswer {
     private final int maxCollectedBytes;
     /** Converse: the model and message id its answer is written with, and its stream's translation; else null. */
     private final String converseModel;
+    private final java.util.List<String> converseStops;
     private final String messageId;
     private Converse.Stream converse;
     private CompositeByteBuf collected;
@@ -67,9 +68,12 @@ final class BedrockAnswer {
     private boolean headGiven;
     private HttpHeaders streamHeaders;
 
-    /** @param converseModel the model of a Converse call (its answer is translated); null for InvokeModel */
+    /**
+     * @param converseModel the model of a Converse call (its answer is translated); null for InvokeModel
+     * @param converseStops the stop sequences a Converse call asked for (its answer names the one matched)
+     */
     BedrockAnswer(AnswerWriter writer, ByteBufAllocator alloc, int maxErrorBodyBytes, int maxEventBytes,
-            int maxCollectedBytes, String converseModel, String messageId) {
+            int maxCollectedBytes, String converseModel, String messageId, java.util.List<String> converseStops) {
         this.writer = writer;
         this.alloc = alloc;
         this.maxErrorBodyBytes = maxErrorBodyBytes;
@@ -77,6 +81,7 @@ final class BedrockAnswer {
         this.maxCollectedBytes = maxCollectedBytes;
         this.converseModel = converseModel;
         this.messageId = messageId;
+        this.converseStops = converseStops;
     }
 
     /** Whether the upstream's answer was read to its end: else its connection must not be pooled again. */
@@ -100,7 +105,7 @@ final class BedrockAnswer {
             mode = Mode.STREAM;
             decoder = new EventStreamDecoder(alloc, maxEventBytes);
             chunks = new InvokeStreamChunks();
-            converse = converseModel == null ? null : new Converse.Stream(converseModel, messageId);
+            converse = converseModel == null ? null : new Converse.Stream(converseModel, messageId, converseStops);
             streamHeaders = new DefaultHttpHeaders();
             streamHeaders.set(HttpHeaderNames.CONTENT_TYPE, TEXT_EVENT_STREAM);
             return; // the writer gets the head with the first event
@@ -164,7 +169,7 @@ final class BedrockAnswer {
         ByteBuf answer;
         try {
             answer = Converse.answer(alloc, collected == null ? Unpooled.EMPTY_BUFFER : collected, converseModel,
-                    messageId);
+                    messageId, converseStops);
         } catch (IllegalArgumentException e) {
             endWithError("api_error", "The upstream provider sent a malformed answer.", 502);
             return;

@@ -69,8 +69,11 @@ final class BedrockTarget {
         }
     }
 
-    /** An InvokeModel call: the model, whether it streams, and its body (owned by whoever holds the call). */
-    record Call(String model, BedrockModels.Operation operation, ByteBuf body) {
+    /**
+     * An InvokeModel or Converse call: the model, whether it streams, its body (owned by whoever holds the call), and
+     * for Converse the stop sequences it asked for (the answer names the one that matched; empty otherwise).
+     */
+    record Call(String model, BedrockModels.Operation operation, ByteBuf body, List<String> stopSequences) {
     }
 
     /**
@@ -85,16 +88,19 @@ final class BedrockTarget {
         boolean stream = request.peek() != null && request.peek().stream();
         BedrockModels.Operation operation = BedrockModels.Operation.of(members.model(), stream);
         ByteBuf body;
+        List<String> stops = List.of();
         if (operation.converse()) {
             try {
-                body = io.netty.buffer.Unpooled.wrappedBuffer(Converse.request(messagesBody));
+                Converse.Request converse = Converse.request(messagesBody, members.model());
+                body = io.netty.buffer.Unpooled.wrappedBuffer(converse.body());
+                stops = converse.stopSequences();
             } catch (IllegalArgumentException e) {
                 return null;
             }
         } else {
             body = BedrockInvokeBody.fromMessages(alloc, messagesBody, members, betas(request, provider));
         }
-        return new Call(members.model(), operation, body);
+        return new Call(members.model(), operation, body, stops);
     }
 
     /**

@@ -15,6 +15,8 @@ import java.util.HashMap;
  *       model starting with {@code claude}: {@code …/publishers/anthropic/models/{model}:rawPredict},
  *       {@code :streamRawPredict} (Claude on Vertex AI, Anthropic's messages and SSE).</li>
  * </ul>
+ * An embeddings request goes to the model's {@code :predict} on Vertex AI and {@code :batchEmbedContents} on the
+ * Gemini API (GD-31), a third path kept with the two.
  */
 final class GooglePaths {
     /** More models than any config names: past it the map is simply emptied (a reload brings new targets). */
@@ -34,6 +36,15 @@ final class GooglePaths {
 
     /** The path of a {@code generateContent} ({@code stream}: {@code streamGenerateContent} with SSE) of {@code model}. */
     String path(String model, boolean stream) {
+        return paths(model)[stream ? 1 : 0];
+    }
+
+    /** The path of an embeddings request to {@code model}: {@code :predict} (vertex), {@code :batchEmbedContents} (gemini). */
+    String embeddingsPath(String model) {
+        return paths(model)[2];
+    }
+
+    private String[] paths(String model) {
         String[] paths = byModel.get(model);
         if (paths == null) {
             if (byModel.size() >= MAX_MODELS) {
@@ -41,14 +52,15 @@ final class GooglePaths {
             }
             if (claudePrefix != null && model.startsWith("claude")) {
                 String m = claudePrefix + encode(model);
-                paths = new String[] {m + ":rawPredict", m + ":streamRawPredict"};
+                paths = new String[] {m + ":rawPredict", m + ":streamRawPredict", m + ":predict"};
             } else {
                 String m = prefix + encode(model.startsWith("models/") ? model.substring(7) : model);
-                paths = new String[] {m + ":generateContent", m + ":streamGenerateContent?alt=sse"};
+                paths = new String[] {m + ":generateContent", m + ":streamGenerateContent?alt=sse",
+                        m + (claudePrefix == null ? ":batchEmbedContents" : ":predict")};
             }
             byModel.put(model, paths);
         }
-        return paths[stream ? 1 : 0];
+        return paths;
     }
 
     /**

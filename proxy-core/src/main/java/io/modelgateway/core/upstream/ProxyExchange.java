@@ -364,7 +364,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         upstreamBody = null;
         bedrockAnswer = new BedrockAnswer(writer, ctx.alloc(), limits.maxErrorBodyBytes(),
                 2 * limits.maxSseEventBytes() + 1024, limits.maxCollectedBytes(),
-                bedrockCall.operation().converse() ? bedrockCall.model() : null, "msg_bdrk_" + request.requestId());
+                bedrockCall.operation().converse() ? bedrockCall.model() : null, "msg_bdrk_" + request.requestId(),
+                bedrockCall.stopSequences());
         return true;
     }
 

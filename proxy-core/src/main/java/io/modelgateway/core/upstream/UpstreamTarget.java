@@ -183,9 +183,14 @@ public final class UpstreamTarget {
 
     /**
      * As {@link #path(Endpoint, String)}, and for vertex and gemini the model's generateContent method
-     * ({@code stream}: streamGenerateContent with SSE; Claude on Vertex: rawPredict / streamRawPredict).
+     * ({@code stream}: streamGenerateContent with SSE; Claude on Vertex: rawPredict / streamRawPredict), or for
+     * embeddings its {@code :predict} (vertex) or {@code :batchEmbedContents} (gemini).
      */
     String path(Endpoint endpoint, String upstreamModel, boolean stream) {
-        return googlePaths == null ? path(endpoint, upstreamModel) : googlePaths.path(upstreamModel, stream);
+        if (googlePaths == null) {
+            return path(endpoint, upstreamModel);
+        }
+        return endpoint == Endpoint.EMBEDDINGS ? googlePaths.embeddingsPath(upstreamModel)
+                : googlePaths.path(upstreamModel, stream);
     }
 }

@@ -7,6 +7,9 @@ import com.google.auth.oauth2.AccessToken;
 import com.google.auth.oauth2.ServiceAccountCredentials;
 import com.google.genai.Client;
 import com.google.genai.ResponseStream;
+import com.google.genai.types.ContentEmbedding;
+import com.google.genai.types.EmbedContentConfig;
+import com.google.genai.types.EmbedContentResponse;
 import com.google.genai.types.FunctionDeclaration;
 import com.google.genai.types.GenerateContentConfig;
 import com.google.genai.types.GenerateContentResponse;
@@ -125,6 +128,55 @@ class GoogleFakeTest {
         GoogleFake.Seen last = fake.seen.stream().reduce((a, b) -> b).orElseThrow();
         assertThat(last.path()).isEqualTo("/v1beta1/projects/test-project/locations/us-east5/publishers/google/models/"
                 + "gemini-2.5-pro:streamGenerateContent");
+        assertThat(last.authorization()).startsWith("Bearer ya29.fake-");
+    }
+
+    /** The fake's vector for a text, as the SDK reads it (a list of floats). */
+    private static List<Float> expected(String text, int dimensions) {
+        List<Float> v = new ArrayList<>();
+        for (float f : GoogleFake.vector(text, dimensions)) {
+            v.add(f);
+        }
+        return v;
+    }
+
+    @Test
+    void geminiApi_embedContent_batchEmbedContentsAnsweredInOrder_readByTheSdk() {
+        try (Client client = geminiClient(GoogleFake.API_KEY)) {
+            EmbedContentResponse r = client.models.embedContent("gemini-embedding-001",
+                    List.of("first text", "the second one"), EmbedContentConfig.builder().outputDimensionality(8).build());
+            List<ContentEmbedding> e = r.embeddings().orElseThrow();
+            assertThat(e).hasSize(2);
+            assertThat(e.get(0).values().orElseThrow()).isEqualTo(expected("first text", 8));
+            assertThat(e.get(1).values().orElseThrow()).isEqualTo(expected("the second one", 8));
+        }
+        GoogleFake.Seen last = fake.seen.stream().reduce((a, b) -> b).orElseThrow();
+        assertThat(last.path()).isEqualTo("/v1/models/gemini-embedding-001:batchEmbedContents");
+        assertThat(last.body().path("requests").get(1).path("model").asText()).isEqualTo("models/gemini-embedding-001");
+        assertThat(last.body().path("requests").get(1).path("outputDimensionality").asInt()).isEqualTo(8);
+    }
+
+    @Test
+    void vertex_embedContent_predictAnsweredWithStatistics_readByTheSdk() throws Exception {
+        try (Client client = Client.builder().vertexAI(true).project(GoogleFake.PROJECT).location(GoogleFake.LOCATION)
+                .credentials(account()).httpOptions(HttpOptions.builder().baseUrl(fake.url()).build()).build()) {
+            EmbedContentResponse r = client.models.embedContent("text-embedding-005",
+                    List.of("alpha beta gamma", "delta"), null);
+            List<ContentEmbedding> e = r.embeddings().orElseThrow();
+            assertThat(e).hasSize(2);
+            assertThat(e.get(0).values().orElseThrow()).isEqualTo(expected("alpha beta gamma",
+                    GoogleFake.DEFAULT_DIMENSIONS));
+            assertThat(e.get(0).statistics().orElseThrow().tokenCount()).contains(3f);
+            assertThat(e.get(1).statistics().orElseThrow().tokenCount()).contains(1f);
+            EmbedContentResponse shorter = client.models.embedContent("text-embedding-005", "one",
+                    EmbedContentConfig.builder().outputDimensionality(4).build());
+            assertThat(shorter.embeddings().orElseThrow().get(0).values().orElseThrow()).isEqualTo(expected("one", 4));
+        }
+        GoogleFake.Seen last = fake.seen.stream().reduce((a, b) -> b).orElseThrow();
+        assertThat(last.path()).isEqualTo("/v1beta1/projects/test-project/locations/us-east5/publishers/google/models/"
+                + "text-embedding-005:predict");
+        assertThat(last.body().path("instances").get(0).path("content").asText()).isEqualTo("one");
+        assertThat(last.body().path("parameters").path("outputDimensionality").asInt()).isEqualTo(4);
         assertThat(last.authorization()).startsWith("Bearer ya29.fake-");
     }
 

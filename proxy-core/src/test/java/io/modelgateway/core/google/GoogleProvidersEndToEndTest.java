@@ -54,6 +54,11 @@ class GoogleProvidersEndToEndTest {
                   gem-flash: {deployments: [{provider: gem, model: gemini-2.5-flash}]}
                   vx-pro: {deployments: [{provider: gcp, model: gemini-2.5-pro}]}
                   vx-claude: {deployments: [{provider: gcp, model: "claude-sonnet-4-5@20250929"}]}
+                  vx-embed: {type: embedding, supports_dimensions: true,
+                             deployments: [{provider: gcp, model: text-embedding-005}]}
+                  vx-gemini-embed: {type: embedding, deployments: [{provider: gcp, model: gemini-embedding-001}]}
+                  gem-embed: {type: embedding, supports_dimensions: true,
+                              deployments: [{provider: gem, model: gemini-embedding-001}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models), records);
     }
@@ -357,5 +362,133 @@ class GoogleProvidersEndToEndTest {
         assertThat(t.body().has("model")).isFalse();
         assertThat(t.body().path("anthropic_version").asText()).isEqualTo("vertex-2023-10-16");
         assertThat(t.body().at("/system").toString()).contains("Be brief.");
+    }
+
+    // ------------------------------------------------------------------ embeddings (GD-31)
+
+    /** The float32 vector the fake makes for a text, as the gateway must hand it on. */
+    private static List<Float> vector(String text, int dims) {
+        List<Float> v = new ArrayList<>();
+        for (float f : GoogleFake.vector(text, dims)) {
+            v.add(f);
+        }
+        return v;
+    }
+
+    private static List<Float> floats(JsonNode array) {
+        List<Float> v = new ArrayList<>();
+        array.forEach(n -> v.add(n.floatValue()));
+        return v;
+    }
+
+    /** Standard Base64 of little-endian float32 values (contract 4.4), decoded as a client would. */
+    private static List<Float> fromBase64(String b64) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(java.util.Base64.getDecoder().decode(b64))
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        List<Float> v = new ArrayList<>();
+        while (b.remaining() >= 4) {
+            v.add(b.getFloat());
+        }
+        return v;
+    }
+
+    @Test
+    void vertex_embeddings_predictInInputOrder_dimensionsAndTokenCountsAsUsage() throws Exception {
+        HttpResponse<String> r = gateway.call("/api/v1/embeddings", """
+                {"model":"vx-embed","input":["alpha beta gamma","delta","epsilon zeta"],"dimensions":6,
+                 "user":"u-1"}""");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(r.body());
+        assertThat(answer.path("object").asText()).isEqualTo("list");
+        assertThat(answer.path("model").asText()).isEqualTo("text-embedding-005");
+        JsonNode data = answer.path("data");
+        assertThat(data).hasSize(3);
+        String[] inputs = {"alpha beta gamma", "delta", "epsilon zeta"};
+        for (int i = 0; i < 3; i++) {
+            assertThat(data.get(i).path("object").asText()).isEqualTo("embedding");
+            assertThat(data.get(i).path("index").asInt()).isEqualTo(i);
+            assertThat(floats(data.get(i).path("embedding"))).isEqualTo(vector(inputs[i], 6));
+        }
+        // Vertex's statistics.token_count per input, summed: 3 + 1 + 2.
+        assertThat(answer.path("usage").path("prompt_tokens").asLong()).isEqualTo(6);
+        assertThat(answer.path("usage").path("total_tokens").asLong()).isEqualTo(6);
+        ExchangeRecord rec = records.of(r);
+        assertThat(rec.usageSource()).isEqualTo(ExchangeRecord.UsageSource.UPSTREAM);
+        assertThat(rec.inputTokens()).isEqualTo(6);
+        assertThat(rec.outputTokens()).isZero();
+        GoogleFake.Seen s = fake.seen.peek();
+        assertThat(s.path()).isEqualTo("/v1/projects/test-project/locations/us-east5/publishers/google/models/"
+                + "text-embedding-005:predict");
+        assertThat(s.authorization()).startsWith("Bearer ya29.fake-");
+        assertThat(s.body().path("instances").get(1).path("content").asText()).isEqualTo("delta");
+        assertThat(s.body().path("parameters").path("outputDimensionality").asInt()).isEqualTo(6);
+        assertThat(s.body().has("user")).isFalse();
+    }
+
+    @Test
+    void gemini_embeddings_base64ByTheGateway_andTheGatewaysOwnCountAsAnEstimate() throws Exception {
+        HttpResponse<String> r = gateway.call("/api/v1/embeddings", """
+                {"model":"gem-embed","input":["one text","another text here"],"encoding_format":"base64"}""");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(r.body());
+        JsonNode data = answer.path("data");
+        assertThat(data).hasSize(2);
+        assertThat(data.get(0).path("embedding").isTextual()).isTrue();
+        assertThat(fromBase64(data.get(0).path("embedding").asText()))
+                .isEqualTo(vector("one text", GoogleFake.DEFAULT_DIMENSIONS));
+        assertThat(fromBase64(data.get(1).path("embedding").asText()))
+                .isEqualTo(vector("another text here", GoogleFake.DEFAULT_DIMENSIONS));
+        assertThat(data.get(1).path("index").asInt()).isEqualTo(1);
+        long usage = answer.path("usage").path("prompt_tokens").asLong();
+        assertThat(usage).as("the gateway's count of 5 words").isBetween(4L, 8L);
+        ExchangeRecord rec = records.of(r);
+        assertThat(rec.usageSource()).isEqualTo(ExchangeRecord.UsageSource.ESTIMATED);
+        assertThat(rec.inputTokens()).isEqualTo(usage);
+        GoogleFake.Seen s = fake.seen.peek();
+        assertThat(s.path()).isEqualTo("/v1beta/models/gemini-embedding-001:batchEmbedContents");
+        assertThat(s.apiKey()).isEqualTo(GoogleFake.API_KEY);
+        assertThat(s.body().path("requests").get(0).path("model").asText()).isEqualTo("models/gemini-embedding-001");
+        assertThat(s.body().path("requests").get(1).path("content").path("parts").get(0).path("text").asText())
+                .isEqualTo("another text here");
+    }
+
+    @Test
+    void embeddings_refusals_tokenIdsDimensionsAndTheCloudsOwnLimit_inOpenAiStyle() throws Exception {
+        HttpResponse<String> ids = gateway.call("/api/v1/embeddings", """
+                {"model":"gem-embed","input":[[15339,1917]]}""");
+        assertThat(ids.statusCode()).as(ids.body()).isEqualTo(400);
+        JsonNode e = JSON.readTree(ids.body()).path("error");
+        assertThat(e.path("code").asText()).isEqualTo("unsupported_value");
+        assertThat(e.path("param").asText()).isEqualTo("input");
+        HttpResponse<String> dims = gateway.call("/api/v1/embeddings", """
+                {"model":"vx-gemini-embed","input":"x","dimensions":8}""");
+        assertThat(dims.statusCode()).as(dims.body()).isEqualTo(400);
+        assertThat(JSON.readTree(dims.body()).path("error").path("param").asText()).isEqualTo("dimensions");
+        // Vertex takes one instance per request for gemini-embedding-001: its 400 reaches the caller in its style.
+        HttpResponse<String> many = gateway.call("/api/v1/embeddings", """
+                {"model":"vx-gemini-embed","input":["a","b"]}""");
+        assertThat(many.statusCode()).as(many.body()).isEqualTo(400);
+        JsonNode m = JSON.readTree(many.body()).path("error");
+        assertThat(m.path("type").asText()).isEqualTo("invalid_request_error");
+        assertThat(m.path("message").asText()).contains("instances per request");
+        assertThat(fake.seen).hasSize(1); // the refusals before it sent nothing
+        HttpResponse<String> one = gateway.call("/api/v1/embeddings", """
+                {"model":"vx-gemini-embed","input":"a single one"}""");
+        assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
+        assertThat(floats(JSON.readTree(one.body()).path("data").get(0).path("embedding")))
+                .isEqualTo(vector("a single one", GoogleFake.DEFAULT_DIMENSIONS));
+    }
+
+    @Test
+    void embeddings_upstream429_isRetryableRateLimitWithRetryAfter() throws Exception {
+        fake.failNext = 429;
+        fake.failCount = 1;
+        HttpResponse<String> r = gateway.call("/api/v1/embeddings", """
+                {"model":"gem-embed","input":"hi"}""");
+        fake.failCount = 0;
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(429);
+        assertThat(r.headers().firstValue("retry-after")).contains("7");
+        assertThat(JSON.readTree(r.body()).path("error").path("type").asText()).isNotEmpty();
+        assertThat(r.body()).doesNotContain(GoogleFake.API_KEY);
     }
 }

@@ -33,6 +33,10 @@ class GoogleSdkTest {
                   gem-flash: {deployments: [{provider: google-gemini, model: gemini-2.5-flash}]}
                   vx-pro: {deployments: [{provider: google-vertex, model: gemini-2.5-pro}]}
                   vx-claude: {deployments: [{provider: google-vertex, model: "claude-sonnet-4-5@20250929"}]}
+                  vx-embed: {type: embedding, supports_dimensions: true,
+                             deployments: [{provider: google-vertex, model: text-embedding-005}]}
+                  gem-embed: {type: embedding, supports_dimensions: true,
+                              deployments: [{provider: google-gemini, model: gemini-embedding-001}]}
                 """;
         gateway = TestGateway.start(TestGateway.simulatorConfig(providers, models), null,
                 Map.of("GEMINI_API_KEY", GoogleFake.API_KEY));
@@ -50,14 +54,15 @@ class GoogleSdkTest {
 
     @Test
     void openaiAndAnthropicSdksOnGeminiVertexAndClaudeOnVertex_allPass() throws Exception {
-        // (3 openai + 3 Anthropic SDK tests) x 2 Gemini models + 2 on Claude on Vertex.
+        // (3 openai + 3 Anthropic SDK tests) x 2 Gemini models + 2 on Claude on Vertex + 3 embeddings tests x 2.
         Map<String, String> vars = new HashMap<>();
         vars.put("GATEWAY_GOOGLE_MODELS", "gem-flash,vx-pro");
         vars.put("GATEWAY_VERTEX_CLAUDE_MODEL", "vx-claude");
+        vars.put("GATEWAY_GOOGLE_EMBED_MODELS", "vx-embed,gem-embed");
         // gateway-env.mjs, shared by every SDK test file, asks for these too
         vars.put("GATEWAY_CHAT_MODELS", "gem-flash");
         vars.put("GATEWAY_EMBED_MODELS", "sim-embed");
         vars.put("GATEWAY_MESSAGES_MODELS", "gem-flash");
-        OfficialSdkCompatibilityTest.runNodeTests("google.test.mjs", gateway.port(), vars, 14);
+        OfficialSdkCompatibilityTest.runNodeTests("google.test.mjs", gateway.port(), vars, 20);
     }
 }

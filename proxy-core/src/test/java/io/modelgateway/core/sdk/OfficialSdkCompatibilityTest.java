@@ -96,6 +96,7 @@ class OfficialSdkCompatibilityTest {
                   cross-gpt: {deployments: [{provider: sim-openai, model: sim-gpt-x}]}
                   br-chat: {deployments: [{provider: sim-bedrock, model: "anthropic.claude-sim-1-v1:0"}]}
                   br-llama: {deployments: [{provider: sim-bedrock, model: "meta.llama-sim-1-v1:0"}]}
+                  br-nova: {deployments: [{provider: sim-bedrock, model: "us.amazon.nova-2-sim-v1:0"}]}
                   oa-chat-only: {deployments: [{provider: sim-chat-only, model: sim-chat-2}]}
                 """;
         gateway = TestGateway.startWithEnv(TestGateway.simulatorConfig(providers, models), AWS_ENV);
@@ -189,8 +190,24 @@ class OfficialSdkCompatibilityTest {
         runNodeTests("cross-style.test.mjs", 18, Map.of("GATEWAY_CROSS_CHAT_MODEL", "br-chat"));
         // Converse (a model other than Claude): the OpenAI SDK across styles, streams and tools included.
         runNodeTests("cross-style.test.mjs", 18, Map.of("GATEWAY_CROSS_CHAT_MODEL", "br-llama"));
+        // Converse with a model that has a reasoning switch (Amazon Nova 2, GD-32): the whole Anthropic SDK suite —
+        // thinking whole, streamed and sent back with its signature, stop sequences named — as on Claude.
+        runNodeTests("anthropic.test.mjs", 23, Map.of("GATEWAY_MESSAGES_MODELS", "br-nova"));
         assertThat(bedrock.received).as("requests that reached the fake Bedrock").isNotEmpty()
                 .anyMatch(FakeBedrock.Received::converse);
+        assertThat(bedrock.refused).as("requests whose signature the AWS SDK's signer refused").isEmpty();
+    }
+
+    /**
+     * The fake Bedrock's Converse shapes checked by AWS's own code: the AWS SDK for JavaScript's Bedrock Runtime client
+     * calls {@link FakeBedrock} directly (Converse and ConverseStream, reasoning both ways, the stop-sequence field
+     * path, tool use, a ValidationException), signing with the same credentials.
+     */
+    @Test
+    @Order(8)
+    void fakeBedrock_converseShapes_checkedByTheAwsSdk() throws Exception {
+        runNodeTests("bedrock-converse.test.mjs", 6, Map.of("BEDROCK_URL", bedrock.baseUrl(), "BEDROCK_REGION",
+                "us-east-1", "BEDROCK_ACCESS_KEY_ID", AWS_KEY_ID, "BEDROCK_SECRET_ACCESS_KEY", AWS_SECRET));
         assertThat(bedrock.refused).as("requests whose signature the AWS SDK's signer refused").isEmpty();
     }
 

@@ -361,6 +361,16 @@ public final class FakeBedrock implements AutoCloseable {
                     return "Value at 'messages.content' failed to satisfy constraint: must be a list";
                 }
             }
+            JsonNode extra = body.path("additionalModelRequestFields");
+            if (extra.has("reasoningConfig") && !r.modelId().matches("([a-z]+\\.)?amazon\\.nova-2.*")) {
+                // Each model validates its own request fields: only Nova 2 has this one.
+                return "The model returned the following errors: extraneous key [reasoningConfig] is not permitted";
+            }
+            JsonNode reasoning = extra.path("reasoningConfig");
+            if (!reasoning.isMissingNode() && !List.of("low", "medium", "high")
+                    .contains(reasoning.path("maxReasoningEffort").asText())) {
+                return "reasoningConfig.maxReasoningEffort must be one of low, medium, high";
+            }
             return null;
         }
         if (!"bedrock-2023-05-31".equals(body.path("anthropic_version").asText(null))) {
@@ -457,8 +467,12 @@ public final class FakeBedrock implements AutoCloseable {
                     ctx.executor().execute(() -> respond(ctx, script));
                     return;
                 }
+                boolean stopPath = false;
+                for (JsonNode p : body.path("additionalModelResponseFieldPaths")) {
+                    stopPath |= "/stop_sequence".equals(p.asText());
+                }
                 if (!r.stream()) {
-                    byte[] json = r.converse() ? messagesToConverse(JSON.readTree(in.readAllBytes()))
+                    byte[] json = r.converse() ? messagesToConverse(JSON.readTree(in.readAllBytes()), stopPath)
                             : in.readAllBytes();
                     ctx.executor().execute(() -> respond(ctx, new Script(200,
                             Map.of("content-type", "application/json"), List.of(json), -1)));
@@ -469,7 +483,7 @@ public final class FakeBedrock implements AutoCloseable {
                 head.headers().set("x-amzn-RequestId", "11111111-2222-3333-4444-555555555555");
                 HttpUtil.setTransferEncodingChunked(head, true);
                 ctx.writeAndFlush(head);
-                ConverseEvents converse = new ConverseEvents();
+                ConverseEvents converse = new ConverseEvents(stopPath);
                 BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
                 String line;
                 String event = null;
@@ -517,6 +531,17 @@ public final class FakeBedrock implements AutoCloseable {
         if (inference.has("stopSequences")) {
             m.set("stop_sequences", inference.get("stopSequences"));
         }
+        // Nova 2's reasoning switch, as a thinking budget the Anthropic-style upstream behind the fake understands.
+        JsonNode reasoning = c.path("additionalModelRequestFields").path("reasoningConfig");
+        if ("enabled".equals(reasoning.path("type").asText())) {
+            int budget = switch (reasoning.path("maxReasoningEffort").asText()) {
+                case "high" -> 4096;
+                case "medium" -> 2048;
+                default -> 1024;
+            };
+            m.putObject("thinking").put("type", "enabled").put("budget_tokens", budget);
+            m.put("max_tokens", Math.max(m.path("max_tokens").asInt(), budget + 1024));
+        }
         StringBuilder system = new StringBuilder();
         for (JsonNode s : c.path("system")) {
             system.append(system.isEmpty() ? "" : "\n").append(s.path("text").asText());
@@ -552,6 +577,16 @@ public final class FakeBedrock implements AutoCloseable {
                     if ("error".equals(tr.path("status").asText())) {
                         r.put("is_error", true);
                     }
+                } else if (b.has("reasoningContent")) {
+                    JsonNode rc = b.get("reasoningContent");
+                    if (rc.has("redactedContent")) {
+                        content.addObject().put("type", "redacted_thinking")
+                                .put("data", rc.path("redactedContent").asText());
+                    } else {
+                        content.addObject().put("type", "thinking")
+                                .put("thinking", rc.path("reasoningText").path("text").asText())
+                                .put("signature", rc.path("reasoningText").path("signature").asText(""));
+                    }
                 } else if (b.has("image")) {
                     ObjectNode i = content.addObject().put("type", "image");
                     i.putObject("source").put("type", "base64")
@@ -585,8 +620,11 @@ public final class FakeBedrock implements AutoCloseable {
         return anthropic == null || anthropic.equals("null") ? "end_turn" : anthropic;
     }
 
-    /** An Anthropic message as Converse's answer. */
-    private static byte[] messagesToConverse(JsonNode a) throws Exception {
+    /**
+     * An Anthropic message as Converse's answer; {@code stopPath}: the request asked for
+     * {@code additionalModelResponseFieldPaths: ["/stop_sequence"]}, answered in {@code additionalModelResponseFields}.
+     */
+    private static byte[] messagesToConverse(JsonNode a, boolean stopPath) throws Exception {
         ObjectNode out = JSON.createObjectNode();
         ObjectNode message = out.putObject("output").putObject("message");
         message.put("role", "assistant");
@@ -596,11 +634,18 @@ public final class FakeBedrock implements AutoCloseable {
                 case "text" -> content.addObject().put("text", b.path("text").asText());
                 case "tool_use" -> content.addObject().putObject("toolUse").put("toolUseId", b.path("id").asText())
                         .put("name", b.path("name").asText()).set("input", b.path("input"));
+                case "thinking" -> content.addObject().putObject("reasoningContent").putObject("reasoningText")
+                        .put("text", b.path("thinking").asText()).put("signature", b.path("signature").asText());
+                case "redacted_thinking" -> content.addObject().putObject("reasoningContent")
+                        .put("redactedContent", b.path("data").asText());
                 default -> {
                 }
             }
         }
         out.put("stopReason", stopReason(a.path("stop_reason").asText(null)));
+        if (stopPath && a.path("stop_sequence").isTextual()) {
+            out.putObject("additionalModelResponseFields").put("stop_sequence", a.path("stop_sequence").asText());
+        }
         ObjectNode usage = out.putObject("usage");
         long in = a.path("usage").path("input_tokens").asLong();
         long o = a.path("usage").path("output_tokens").asLong();
@@ -611,9 +656,14 @@ public final class FakeBedrock implements AutoCloseable {
 
     /** Anthropic stream events as ConverseStream's events, one stream per instance. */
     private static final class ConverseEvents {
+        private final boolean stopPath;
         private long input;
         private long output;
         private String stop;
+
+        ConverseEvents(boolean stopPath) {
+            this.stopPath = stopPath;
+        }
 
         List<byte[]> events(JsonNode e) throws Exception {
             List<byte[]> out = new ArrayList<>();
@@ -629,6 +679,11 @@ public final class FakeBedrock implements AutoCloseable {
                         start.putObject("start").putObject("toolUse").put("toolUseId", b.path("id").asText())
                                 .put("name", b.path("name").asText());
                         out.add(event("contentBlockStart", JSON.writeValueAsString(start)));
+                    } else if ("redacted_thinking".equals(b.path("type").asText())) {
+                        ObjectNode delta = JSON.createObjectNode().put("contentBlockIndex", e.path("index").asInt());
+                        delta.putObject("delta").putObject("reasoningContent")
+                                .put("redactedContent", b.path("data").asText());
+                        out.add(event("contentBlockDelta", JSON.writeValueAsString(delta)));
                     }
                 }
                 case "content_block_delta" -> {
@@ -653,7 +708,12 @@ public final class FakeBedrock implements AutoCloseable {
                 case "message_delta" -> {
                     output = e.path("usage").path("output_tokens").asLong();
                     stop = stopReason(e.path("delta").path("stop_reason").asText(null));
-                    out.add(event("messageStop", "{\"stopReason\":\"" + stop + "\"}"));
+                    ObjectNode messageStop = JSON.createObjectNode().put("stopReason", stop);
+                    if (stopPath && e.path("delta").path("stop_sequence").isTextual()) {
+                        messageStop.putObject("additionalModelResponseFields")
+                                .put("stop_sequence", e.path("delta").path("stop_sequence").asText());
+                    }
+                    out.add(event("messageStop", JSON.writeValueAsString(messageStop)));
                 }
                 case "message_stop" -> out.add(event("metadata", "{\"usage\":{\"inputTokens\":" + input
                         + ",\"outputTokens\":" + output + ",\"totalTokens\":" + (input + output)

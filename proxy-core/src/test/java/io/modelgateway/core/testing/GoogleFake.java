@@ -53,6 +53,13 @@ public final class GoogleFake implements AutoCloseable {
     private static final Pattern VERTEX_PATH = Pattern.compile(
             "/v1(?:beta1)?/projects/([^/]+)/locations/([^/]+)/publishers/google/models/([^/:]+):(generateContent|streamGenerateContent)");
 
+    /** Embeddings: the Gemini API's batchEmbedContents and Vertex AI's predict of a publisher model. */
+    private static final Pattern GEMINI_EMBED_PATH = Pattern.compile("/v1(?:beta)?/models/([^/:]+):batchEmbedContents");
+    private static final Pattern VERTEX_EMBED_PATH = Pattern.compile(
+            "/v1(?:beta1)?/projects/([^/]+)/locations/([^/]+)/publishers/google/models/([^/:]+):predict");
+    /** Dimensions of the fake's vectors when the request names none. */
+    public static final int DEFAULT_DIMENSIONS = 16;
+
     private static final Pattern CLAUDE_PATH = Pattern.compile(
             "/v1(?:beta1)?/projects/([^/]+)/locations/([^/]+)/publishers/anthropic/models/([^/:]+):(rawPredict|streamRawPredict)");
 
@@ -142,6 +149,12 @@ public final class GoogleFake implements AutoCloseable {
             Matcher cm = CLAUDE_PATH.matcher(path);
             if (cm.matches()) {
                 claude(ex, cm, body);
+                return;
+            }
+            Matcher ge = GEMINI_EMBED_PATH.matcher(path);
+            Matcher ve = VERTEX_EMBED_PATH.matcher(path);
+            if (ge.matches() || ve.matches()) {
+                embeddings(ex, ge.matches() ? ge : null, ve.matches() ? ve : null, body);
                 return;
             }
             Matcher gm = GEMINI_PATH.matcher(path);
@@ -340,6 +353,129 @@ public final class GoogleFake implements AutoCloseable {
             os.write(("event: " + events[i] + "\ndata: " + events[i + 1] + "\n\n").getBytes(StandardCharsets.UTF_8));
             os.flush();
         }
+    }
+
+    /**
+     * The vector the fake answers for {@code text}: {@code dimensions} float32 values in (-1, 1) made from the text's
+     * hash, so a test can tell which input a vector belongs to.
+     */
+    public static float[] vector(String text, int dimensions) {
+        float[] v = new float[dimensions];
+        long h = text.hashCode() & 0xffffffffL;
+        for (int i = 0; i < dimensions; i++) {
+            h = h * 6364136223846793005L + 1442695040888963407L;
+            v[i] = (int) ((h >>> 33) % 2001 - 1000) / 1024f;
+        }
+        return v;
+    }
+
+    /** The tokens the fake's Vertex AI reports for an input: its words. */
+    public static int tokenCount(String text) {
+        String t = text.strip();
+        return t.isEmpty() ? 0 : t.split("\\s+").length;
+    }
+
+    /**
+     * Embeddings, as documented: Vertex AI's {@code :predict} ({@code instances[].content},
+     * {@code parameters.outputDimensionality}; {@code predictions[].embeddings} with {@code values} and
+     * {@code statistics.token_count}; at most 250 instances, one for gemini-embedding-001), and the Gemini API's
+     * {@code :batchEmbedContents} ({@code requests[]} of {@code model}, {@code content.parts[].text},
+     * {@code outputDimensionality}; {@code embeddings[].values}; at most 100 requests, each naming the path's model).
+     */
+    private void embeddings(HttpExchange ex, Matcher gemini, Matcher vertex, byte[] raw) throws IOException {
+        String apiKey = ex.getRequestHeaders().getFirst("x-goog-api-key");
+        String auth = ex.getRequestHeaders().getFirst("Authorization");
+        JsonNode req;
+        try {
+            req = JSON.readTree(raw);
+        } catch (IOException e) {
+            error(ex, 400, "INVALID_ARGUMENT", "Invalid JSON payload received.");
+            return;
+        }
+        seen.add(new Seen(ex.getRequestURI().getRawPath(), ex.getRequestURI().getRawQuery(), apiKey, auth, req));
+        if (gemini != null && !API_KEY.equals(apiKey)) {
+            error(ex, 400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.");
+            return;
+        }
+        if (vertex != null) {
+            Long exp = auth != null && auth.startsWith("Bearer ") ? issued.get(auth.substring(7)) : null;
+            if (exp == null || exp < System.currentTimeMillis()) {
+                error(ex, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.");
+                return;
+            }
+        }
+        if (failCount > 0) {
+            failCount--;
+            int status = failNext;
+            error(ex, status, status == 429 ? "RESOURCE_EXHAUSTED" : "UNAVAILABLE", status == 429
+                    ? "Resource has been exhausted (e.g. check quota)." : "The service is currently unavailable.");
+            return;
+        }
+        ObjectNode out = JSON.createObjectNode();
+        if (vertex != null) {
+            String model = vertex.group(3);
+            JsonNode instances = req.path("instances");
+            if (!instances.isArray() || instances.isEmpty()) {
+                error(ex, 400, "INVALID_ARGUMENT", "instances must be a non-empty list");
+                return;
+            }
+            int max = model.startsWith("gemini-embedding-001") ? 1 : 250;
+            if (instances.size() > max) {
+                error(ex, 400, "INVALID_ARGUMENT", "Unable to submit request because the model supports up to "
+                        + max + " instances per request, but the request has " + instances.size() + ".");
+                return;
+            }
+            int dims = req.path("parameters").path("outputDimensionality").asInt(DEFAULT_DIMENSIONS);
+            ArrayNode predictions = out.putArray("predictions");
+            long chars = 0;
+            for (JsonNode instance : instances) {
+                JsonNode content = instance.get("content");
+                if (content == null || !content.isTextual()) {
+                    error(ex, 400, "INVALID_ARGUMENT", "instances[].content must be a string");
+                    return;
+                }
+                String text = content.asText();
+                chars += text.length();
+                ObjectNode e = predictions.addObject().putObject("embeddings");
+                ObjectNode stats = e.putObject("statistics");
+                stats.put("truncated", false);
+                stats.put("token_count", tokenCount(text));
+                ArrayNode values = e.putArray("values");
+                for (float f : vector(text, dims)) {
+                    values.add(f);
+                }
+            }
+            out.putObject("metadata").put("billableCharacterCount", chars);
+        } else {
+            String model = gemini.group(1);
+            JsonNode requests = req.path("requests");
+            if (!requests.isArray() || requests.isEmpty() || requests.size() > 100) {
+                error(ex, 400, "INVALID_ARGUMENT", "* BatchEmbedContentsRequest.requests: at most 100 requests can "
+                        + "be in one batch");
+                return;
+            }
+            ArrayNode embeddings = out.putArray("embeddings");
+            for (JsonNode r : requests) {
+                if (!("models/" + model).equals(r.path("model").asText())) {
+                    error(ex, 400, "INVALID_ARGUMENT", "* BatchEmbedContentsRequest.model: the model in each "
+                            + "request must match the batch's (models/" + model + ")");
+                    return;
+                }
+                StringBuilder text = new StringBuilder();
+                for (JsonNode part : r.path("content").path("parts")) {
+                    text.append(part.path("text").asText(""));
+                }
+                int dims = r.path("outputDimensionality").asInt(DEFAULT_DIMENSIONS);
+                ArrayNode values = embeddings.addObject().putArray("values");
+                for (float f : vector(text.toString(), dims)) {
+                    values.add(f);
+                }
+            }
+        }
+        byte[] body = JSON.writeValueAsBytes(out);
+        ex.getResponseHeaders().set("Content-Type", "application/json; charset=UTF-8");
+        ex.sendResponseHeaders(200, body.length);
+        ex.getResponseBody().write(body);
     }
 
     private static void anthropicError(HttpExchange ex, int status, String type, String message) throws IOException {
