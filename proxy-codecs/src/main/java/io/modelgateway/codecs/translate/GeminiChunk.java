@@ -24,7 +24,7 @@ import java.util.List;
  * text, thought signature, function call), its finish reason, the prompt's block reason, {@code usageMetadata},
  * {@code modelVersion}, {@code responseId}, or an {@code error} object — and nothing else is kept.
  *
- * <p>Stream events arrive as the SSE scanner cut them: the {@code data:} lines are joined (any line end), comments
+ * <p>Stream events arrive as the SSE scanner cut them: the {@code data:} lines are joined by {@link SseData}, comments
  * and other fields ignored; an event with no {@code data:} line whose text is a JSON object (how an error is sent
  * into an open stream) is read as it is. One instance is reused for every event of a stream (the arrays grow once;
  * the strings a part holds are what the caller is sent anyway). Event-loop confined.
@@ -73,9 +73,8 @@ final class GeminiChunk {
     private final JsonFields.Element part = this::part;
     private final JsonFields.Element candidate = this::candidate;
 
-    private byte[] raw = new byte[1024];
-    private byte[] data = new byte[1024];
-    private int dataLen;
+    /** The stream event's lines; made by the first {@link #readEvent}, as a whole answer needs none. */
+    private SseData sse;
 
     private final List<Part> parts = new ArrayList<>();
     /** Parts in use in {@link #parts} for this response. */
@@ -111,25 +110,21 @@ final class GeminiChunk {
      * read (a comment, a blank event); throws when its data is not one JSON object.
      */
     boolean readEvent(ByteBuf event) throws IOException {
-        int n = event.readableBytes();
-        if (raw.length < n) {
-            raw = new byte[Math.max(n, raw.length * 2)];
+        if (sse == null) {
+            sse = new SseData(1024);
         }
-        event.getBytes(event.readerIndex(), raw, 0, n);
-        dataLen = -1;
-        int pos = 0;
-        while (pos < n) {
-            int end = pos;
-            while (end < n && raw[end] != '\n' && raw[end] != '\r') {
-                end++;
-            }
-            line(pos, end);
-            pos = end < n && raw[end] == '\r' && end + 1 < n && raw[end + 1] == '\n' ? end + 2 : end + 1;
+        int dataLen = sse.read(event);
+        if (sse.bareDataLine()) {
+            // This reader has always refused a colon-less data line (the others take it as empty data, as the
+            // SSE spec does); which of the two is right for Gemini is a change of its own.
+            throw new IOException("a data line without a colon");
         }
         if (dataLen < 0) {
             // No data line: a bare JSON object (an error written into the open stream), or nothing at all.
+            byte[] raw = sse.raw();
+            int n = sse.rawLength();
             int first = 0;
-            while (first < n && isSpace(raw[first])) {
+            while (first < n && SseData.isSpace(raw[first])) {
                 first++;
             }
             if (first == n || raw[first] != '{') {
@@ -138,10 +133,10 @@ final class GeminiChunk {
             read(raw, first, n - first);
             return true;
         }
-        if (isBlank(data, dataLen)) {
+        if (sse.isBlank()) {
             return false;
         }
-        read(data, 0, dataLen);
+        read(sse.data(), 0, dataLen);
         return true;
     }
 
@@ -244,51 +239,6 @@ final class GeminiChunk {
     /** Whether {@code thoughtsTokenCount} was reported (the chat answer then details its reasoning tokens). */
     boolean thoughtsReported() {
         return thoughtsTokens >= 0;
-    }
-
-    private void line(int start, int end) {
-        if (start == end || raw[start] == ':') {
-            return;
-        }
-        int colon = start;
-        while (colon < end && raw[colon] != ':') {
-            colon++;
-        }
-        if (colon - start != 4 || raw[start] != 'd' || raw[start + 1] != 'a' || raw[start + 2] != 't'
-                || raw[start + 3] != 'a') {
-            return; // event:, id:, retry:, or a line of a bare JSON object
-        }
-        int valueStart = colon + 1;
-        if (valueStart < end && raw[valueStart] == ' ') {
-            valueStart++;
-        }
-        int len = end - valueStart;
-        int need = (dataLen < 0 ? 0 : dataLen + 1) + len;
-        if (data.length < need) {
-            byte[] bigger = new byte[Math.max(need, data.length * 2)];
-            System.arraycopy(data, 0, bigger, 0, Math.max(dataLen, 0));
-            data = bigger;
-        }
-        if (dataLen < 0) {
-            dataLen = 0;
-        } else {
-            data[dataLen++] = '\n';
-        }
-        System.arraycopy(raw, valueStart, data, dataLen, len);
-        dataLen += len;
-    }
-
-    private static boolean isSpace(byte b) {
-        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
-    }
-
-    private static boolean isBlank(byte[] b, int len) {
-        for (int i = 0; i < len; i++) {
-            if (!isSpace(b[i])) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private void read(byte[] bytes, int from, int len) throws IOException {

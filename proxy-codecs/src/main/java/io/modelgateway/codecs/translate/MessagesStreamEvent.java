@@ -9,12 +9,11 @@ import com.fasterxml.jackson.core.JsonToken;
 import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 
 /**
  * One Anthropic SSE event, read into the handful of fields the chat stream needs: the SSE field lines of the
- * event (any of {@code \n}, {@code \r\n}, {@code \r}; {@code data:} lines joined with {@code \n}; comments and
- * other fields ignored), then the data's JSON with jackson-core's streaming parser, skipping everything
+ * event ({@link SseData}: its {@code data:} lines joined, its {@code event:} name; comments and other fields
+ * ignored), then the data's JSON with jackson-core's streaming parser, skipping everything
  * else without building a tree. Reused for every event of a stream (no allocation beyond the strings kept).
  */
 final class MessagesStreamEvent {
@@ -31,9 +30,7 @@ final class MessagesStreamEvent {
     private final JsonFields.Member outputDetailsField = this::outputDetailsField;
     private final JsonFields.Member errorField = this::errorField;
 
-    private byte[] raw = new byte[512];
-    private byte[] data = new byte[512];
-    private int dataLen;
+    private final SseData sse = new SseData();
 
     /** The {@code event:} line's value, null without one. */
     String eventName;
@@ -70,74 +67,17 @@ final class MessagesStreamEvent {
      */
     boolean read(ByteBuf event) throws IOException {
         reset();
-        int n = event.readableBytes();
-        if (raw.length < n) {
-            raw = new byte[Math.max(n, raw.length * 2)];
-        }
-        event.getBytes(event.readerIndex(), raw, 0, n);
-        dataLen = -1;
-        int pos = 0;
-        while (pos < n) {
-            int end = pos;
-            while (end < n && raw[end] != '\n' && raw[end] != '\r') {
-                end++;
-            }
-            line(pos, end);
-            pos = end < n && raw[end] == '\r' && end + 1 < n && raw[end + 1] == '\n' ? end + 2 : end + 1;
-        }
-        if (dataLen <= 0 || isBlank(data, dataLen)) {
+        int dataLen = sse.read(event);
+        eventName = sse.eventName();
+        if (dataLen <= 0 || sse.isBlank()) {
             return false;
         }
-        parseJson();
+        parseJson(dataLen);
         return true;
     }
 
-    private void line(int start, int end) {
-        if (start == end || raw[start] == ':') {
-            return; // blank line or comment
-        }
-        int colon = start;
-        while (colon < end && raw[colon] != ':') {
-            colon++;
-        }
-        int valueStart = colon < end ? colon + 1 : end;
-        if (valueStart < end && raw[valueStart] == ' ') {
-            valueStart++;
-        }
-        int nameLen = colon - start;
-        if (nameLen == 4 && raw[start] == 'd' && raw[start + 1] == 'a' && raw[start + 2] == 't'
-                && raw[start + 3] == 'a') {
-            int len = end - valueStart;
-            int need = (dataLen < 0 ? 0 : dataLen + 1) + len;
-            if (data.length < need) {
-                byte[] bigger = new byte[Math.max(need, data.length * 2)];
-                System.arraycopy(data, 0, bigger, 0, Math.max(dataLen, 0));
-                data = bigger;
-            }
-            if (dataLen < 0) {
-                dataLen = 0;
-            } else {
-                data[dataLen++] = '\n';
-            }
-            System.arraycopy(raw, valueStart, data, dataLen, len);
-            dataLen += len;
-        } else if (nameLen == 5 && raw[start] == 'e' && raw[start + 1] == 'v' && raw[start + 2] == 'e'
-                && raw[start + 3] == 'n' && raw[start + 4] == 't') {
-            eventName = new String(raw, valueStart, end - valueStart, StandardCharsets.UTF_8);
-        }
-    }
-
-    private static boolean isBlank(byte[] b, int len) {
-        for (int i = 0; i < len; i++) {
-            if (b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r') {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void parseJson() throws IOException {
-        try (JsonParser p = JSON.createParser(data, 0, dataLen)) {
+    private void parseJson(int dataLen) throws IOException {
+        try (JsonParser p = JSON.createParser(sse.data(), 0, dataLen)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new JsonParseException(p, "event data is not a JSON object");
             }

@@ -1,31 +1,49 @@
 package io.modelgateway.codecs.translate;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The {@code data:} of one chat-completions SSE event as the stream translators read it ({@link ChatStreamToMessages},
- * {@link ChatStreamToResponses}): its {@code data:} lines joined (one optional space after the colon dropped, lines
- * joined with {@code \n}; lines end with LF, CRLF or CR), whether it carried a comment, and whether its
- * {@code event:} line said {@code error}. The event is copied out once and scanned as an array: one buffer access
- * instead of one per byte. Reused for every event of a stream; confined to its event loop.
+ * The field lines of one upstream SSE event as every stream translator reads them ({@link ChatStreamToMessages},
+ * {@link ChatStreamToResponses}, and through {@link MessagesStreamEvent} and {@link GeminiChunk} the messages and
+ * Gemini readers): its {@code data:} lines joined (one optional space after the colon dropped, lines joined with
+ * {@code \n}; lines end with LF, CRLF or CR), whether it carried a comment, and its last {@code event:} line. The
+ * event is copied out once and scanned as an array: one buffer access instead of one per byte. Reused for every
+ * event of a stream; confined to its event loop.
  */
 final class SseData {
-    private byte[] raw = new byte[512];
-    private byte[] data = new byte[512];
+    private byte[] raw;
+    private byte[] data;
+    private int rawLength;
     private int length = -1;
     private boolean comment;
-    private boolean errorEvent;
+    /** Where the last {@code event:} line's value lies in {@link #raw}; {@code eventStart} -1 without one. */
+    private int eventStart = -1;
+    private int eventEnd;
+    private boolean bareDataLine;
+
+    SseData() {
+        this(512);
+    }
+
+    /** @param capacity the first size of the copied event and of the joined data (each grows as needed) */
+    SseData(int capacity) {
+        raw = new byte[capacity];
+        data = new byte[capacity];
+    }
 
     /** Reads one event (borrowed, reader index untouched); returns the data's length, -1 when it has no data line. */
     int read(ByteBuf e) {
         comment = false;
-        errorEvent = false;
+        eventStart = -1;
+        bareDataLine = false;
         int end = e.readableBytes();
         if (raw.length < end) {
             raw = new byte[Math.max(end, raw.length * 2)];
         }
         e.getBytes(e.readerIndex(), raw, 0, end);
+        rawLength = end;
         byte[] r = raw;
         int len = -1;
         int i = 0;
@@ -49,6 +67,7 @@ final class SseData {
                         v++;
                     }
                     if (is(r, i, colon, "data")) {
+                        bareDataLine |= colon == lineEnd;
                         int n = lineEnd - v;
                         int at = len < 0 ? 0 : len + 1;
                         ensure(at + n);
@@ -58,7 +77,8 @@ final class SseData {
                         System.arraycopy(r, v, data, at, n);
                         len = at + n;
                     } else if (is(r, i, colon, "event")) {
-                        errorEvent = is(r, v, lineEnd, "error");
+                        eventStart = v;
+                        eventEnd = lineEnd;
                     }
                 }
             }
@@ -73,6 +93,15 @@ final class SseData {
         return data;
     }
 
+    /** The whole last event as read (valid up to {@link #rawLength()}): for a reader that takes more than data. */
+    byte[] raw() {
+        return raw;
+    }
+
+    int rawLength() {
+        return rawLength;
+    }
+
     /** The last event had a comment line. */
     boolean comment() {
         return comment;
@@ -80,7 +109,17 @@ final class SseData {
 
     /** The last event's {@code event:} line was {@code error}. */
     boolean errorEvent() {
-        return errorEvent;
+        return eventStart >= 0 && is(raw, eventStart, eventEnd, "error");
+    }
+
+    /** The value of the last event's last {@code event:} line, null without one. */
+    String eventName() {
+        return eventStart < 0 ? null : new String(raw, eventStart, eventEnd - eventStart, StandardCharsets.UTF_8);
+    }
+
+    /** The last event had a line {@code data} with no colon (empty data, as the SSE spec reads it). */
+    boolean bareDataLine() {
+        return bareDataLine;
     }
 
     /** The data is {@code [DONE]} (surrounding whitespace allowed). */
@@ -128,7 +167,7 @@ final class SseData {
         }
     }
 
-    private static boolean isSpace(byte b) {
+    static boolean isSpace(byte b) {
         return b == ' ' || b == '\t' || b == '\n' || b == '\r';
     }
 }

@@ -18,7 +18,7 @@
  * translator is configured with is {@code <translator>Options}.
  * Helpers of one direction are named for what they are ({@link MessagesStreamEvent}: one messages-style stream
  * event as read; {@link ChatToolNames}: tool names as the chat upstream knows them; {@link SseData}: the joined {@code data:} lines of one
- * SSE event, as the chat stream readers take them). {@link ErrorTranslator}
+ * SSE event, as every stream reader takes them). {@link ErrorTranslator}
  * reads an error body of either style and is used by both directions; {@link EmbeddingsBase64} rewrites an
  * embeddings answer within the OpenAI style.
  */
