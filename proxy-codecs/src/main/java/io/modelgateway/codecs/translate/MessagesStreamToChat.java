@@ -1,16 +1,11 @@
 package io.modelgateway.codecs.translate;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Ids;
-import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -21,9 +16,7 @@ import java.util.function.Consumer;
  * {@code SseEventScanner} of a translated stream exchange; one instance per stream, confined to that
  * exchange's event loop.
  *
- * <p>Output: every chunk is {@code data: <compact JSON>\n\n} with the same id, created and model (taken from
- * {@code message_start}); the role chunk comes first; {@code usage} is {@code null} on every chunk but the usage
- * chunk when {@code include_usage} was asked for, and absent otherwise; the stream ends with
+ * <p>Output, written by {@link ChatChunks}: the model is taken from {@code message_start}; the stream ends with
  * {@code data: [DONE]} after {@code message_stop}, or with one {@code data: {"error":…}} event (GD-10). An
  * upstream {@code ping} after the role chunk becomes a {@code : keep-alive} comment (GD-11), which SDKs skip
  * and which keeps idle intermediaries from closing the stream.
@@ -33,12 +26,6 @@ import java.util.function.Consumer;
  * error chunk.
  */
 final class MessagesStreamToChat implements StreamTranslator {
-    private static final JsonFactory JSON = ChatRequestToMessages.JSON.getFactory();
-    private static final String DATA = "data: ";
-    private static final String EVENT_END = "\n\n";
-    private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
-
     static final GatewayError UNREADABLE = new GatewayError(ErrorKind.UPSTREAM_ERROR,
             "The upstream provider sent a stream event the gateway could not read.", null, null);
     static final GatewayError ENDED_EARLY =
@@ -52,20 +39,11 @@ final class MessagesStreamToChat implements StreamTranslator {
     private record Block(Kind kind, int ordinal) {
     }
 
-    private final ByteBufAllocator alloc;
-    private final String id;
-    private final long created;
-    private final String fallbackModel;
-    private final boolean includeUsage;
-    private final boolean excludeReasoning;
+    private final ChatChunks chunks;
     private final boolean jsonResponse;
     private final MessagesStreamEvent event = new MessagesStreamEvent();
 
-    private String model;
-    private boolean started;
     private boolean finishSent;
-    private boolean finished;
-    private boolean failed;
     private String stopReason;
     /** Next OpenAI {@code tool_calls[].index}; next {@code reasoning_details[].index}. */
     private int toolOrdinal;
@@ -83,18 +61,13 @@ final class MessagesStreamToChat implements StreamTranslator {
 
     MessagesStreamToChat(ByteBufAllocator alloc, String id, long created, String fallbackModel, boolean includeUsage,
             boolean excludeReasoning, boolean jsonResponse) {
-        this.alloc = alloc;
-        this.id = id;
-        this.created = created;
-        this.fallbackModel = fallbackModel;
-        this.includeUsage = includeUsage;
-        this.excludeReasoning = excludeReasoning;
+        this.chunks = new ChatChunks(alloc, id, created, fallbackModel, includeUsage, excludeReasoning);
         this.jsonResponse = jsonResponse;
     }
 
     @Override
     public void onEvent(ByteBuf buf, Consumer<ByteBuf> out) {
-        if (finished) {
+        if (chunks.finished()) {
             return;
         }
         try {
@@ -102,32 +75,32 @@ final class MessagesStreamToChat implements StreamTranslator {
                 handle(out);
             }
         } catch (IOException | RuntimeException e) {
-            fail(out, UNREADABLE);
+            chunks.fail(out, UNREADABLE);
         }
     }
 
     @Override
     public void onEnd(boolean clean, Consumer<ByteBuf> out) {
-        if (!finished) {
-            fail(out, clean ? ENDED_EARLY : CONNECTION_LOST);
+        if (!chunks.finished()) {
+            chunks.fail(out, clean ? ENDED_EARLY : CONNECTION_LOST);
         }
     }
 
     @Override
     public void onFailure(GatewayError error, Consumer<ByteBuf> out) {
-        if (!finished) {
-            fail(out, error);
+        if (!chunks.finished()) {
+            chunks.fail(out, error);
         }
     }
 
     @Override
     public boolean finished() {
-        return finished;
+        return chunks.finished();
     }
 
     @Override
     public boolean failed() {
-        return failed;
+        return chunks.failed();
     }
 
     @Override
@@ -147,18 +120,18 @@ final class MessagesStreamToChat implements StreamTranslator {
         }
         switch (type) {
             case "message_start" -> {
-                if (!started && e.messageModel != null && !e.messageModel.isEmpty()) {
-                    model = e.messageModel;
+                if (!chunks.started() && e.messageModel != null && !e.messageModel.isEmpty()) {
+                    chunks.model(e.messageModel);
                 }
                 updateUsage();
-                start(out);
+                chunks.start(out);
             }
             case "content_block_start" -> {
-                start(out);
+                chunks.start(out);
                 blockStart(out);
             }
             case "content_block_delta" -> {
-                start(out);
+                chunks.start(out);
                 blockDelta(out);
             }
             case "content_block_stop" -> {
@@ -167,7 +140,7 @@ final class MessagesStreamToChat implements StreamTranslator {
                 }
             }
             case "message_delta" -> {
-                start(out);
+                chunks.start(out);
                 updateUsage();
                 if (e.deltaStopReason != null) {
                     stopReason = e.deltaStopReason;
@@ -175,38 +148,22 @@ final class MessagesStreamToChat implements StreamTranslator {
                 }
             }
             case "message_stop" -> {
-                start(out);
+                chunks.start(out);
                 finish(out); // when no message_delta carried a stop reason: 8.7 null → stop
-                if (includeUsage) {
-                    usageChunk(out);
+                if (chunks.includesUsage()) {
+                    chunks.usage(out, usage(), thinkingReported);
                 }
-                finished = true;
-                emit(out, DONE);
+                chunks.done(out);
             }
             case "ping" -> {
-                if (started) {
-                    emit(out, KEEP_ALIVE);
+                if (chunks.started()) {
+                    chunks.keepAlive(out);
                 }
             }
             default -> {
                 // unknown event types are skipped, as the Anthropic SDKs do
             }
         }
-    }
-
-    /** The role chunk, once, before anything else the caller sees. */
-    private void start(Consumer<ByteBuf> out) throws IOException {
-        if (started) {
-            return;
-        }
-        started = true;
-        if (model == null) {
-            model = fallbackModel;
-        }
-        chunk(out, g -> {
-            g.writeStringField("role", "assistant");
-            g.writeStringField("content", "");
-        }, null);
     }
 
     private void blockStart(Consumer<ByteBuf> out) throws IOException {
@@ -217,7 +174,7 @@ final class MessagesStreamToChat implements StreamTranslator {
         switch (e.blockType) {
             case "text" -> {
                 blocks.put(e.index, new Block(Kind.TEXT, 0));
-                content(out, e.blockText);
+                chunks.content(out, e.blockText);
             }
             case "tool_use" -> {
                 if (jsonResponse && ChatRequestToMessages.JSON_RESPONSE_TOOL.equals(e.blockName)) {
@@ -229,33 +186,18 @@ final class MessagesStreamToChat implements StreamTranslator {
                 int k = toolOrdinal++;
                 blocks.put(e.index, new Block(Kind.TOOL, k));
                 String callId = e.blockId != null && !e.blockId.isEmpty() ? e.blockId : Ids.withPrefix("call_");
-                String name = e.blockName != null ? e.blockName : "";
-                chunk(out, g -> {
-                    g.writeArrayFieldStart("tool_calls");
-                    g.writeStartObject();
-                    g.writeNumberField("index", k);
-                    JsonOut.toolCallFields(g, callId, name, "");
-                    g.writeEndObject();
-                    g.writeEndArray();
-                }, null);
+                chunks.toolCall(out, k, callId, e.blockName != null ? e.blockName : "", "");
             }
             case "thinking" -> {
                 int k = reasoningOrdinal++;
                 blocks.put(e.index, new Block(Kind.THINKING, k));
-                reasoning(out, k, e.blockThinking);
-                signature(out, k, e.blockSignature);
+                chunks.reasoning(out, k, e.blockThinking);
+                chunks.signature(out, k, e.blockSignature);
             }
             case "redacted_thinking" -> {
                 int k = reasoningOrdinal++;
                 blocks.put(e.index, new Block(Kind.REDACTED, k));
-                if (!excludeReasoning) {
-                    String data = e.blockData != null ? e.blockData : "";
-                    chunk(out, g -> {
-                        g.writeArrayFieldStart("reasoning_details");
-                        JsonOut.reasoningEncrypted(g, data, k);
-                        g.writeEndArray();
-                    }, null);
-                }
+                chunks.encrypted(out, k, e.blockData != null ? e.blockData : "");
             }
             default -> blocks.put(e.index, new Block(Kind.OTHER, 0)); // server tools and their results
         }
@@ -268,36 +210,26 @@ final class MessagesStreamToChat implements StreamTranslator {
         }
         Block block = e.hasIndex ? blocks.get(e.index) : null;
         switch (e.deltaType) {
-            case "text_delta" -> content(out, e.deltaText);
+            case "text_delta" -> chunks.content(out, e.deltaText);
             case "input_json_delta" -> {
                 String fragment = e.deltaPartialJson;
                 if (block == null || fragment == null || fragment.isEmpty()) {
                     return;
                 }
                 if (block.kind == Kind.JSON_RESPONSE) {
-                    content(out, fragment);
+                    chunks.content(out, fragment);
                 } else if (block.kind == Kind.TOOL) {
-                    int k = block.ordinal;
-                    chunk(out, g -> {
-                        g.writeArrayFieldStart("tool_calls");
-                        g.writeStartObject();
-                        g.writeNumberField("index", k);
-                        g.writeObjectFieldStart("function");
-                        g.writeStringField("arguments", fragment);
-                        g.writeEndObject();
-                        g.writeEndObject();
-                        g.writeEndArray();
-                    }, null);
+                    chunks.toolArguments(out, block.ordinal, fragment);
                 }
             }
             case "thinking_delta" -> {
                 if (block != null && block.kind == Kind.THINKING) {
-                    reasoning(out, block.ordinal, e.deltaThinking);
+                    chunks.reasoning(out, block.ordinal, e.deltaThinking);
                 }
             }
             case "signature_delta" -> {
                 if (block != null && block.kind == Kind.THINKING) {
-                    signature(out, block.ordinal, e.deltaSignature);
+                    chunks.signature(out, block.ordinal, e.deltaSignature);
                 }
             }
             default -> {
@@ -306,45 +238,13 @@ final class MessagesStreamToChat implements StreamTranslator {
         }
     }
 
-    private void content(Consumer<ByteBuf> out, String text) throws IOException {
-        if (text == null || text.isEmpty()) {
-            return;
-        }
-        chunk(out, g -> g.writeStringField("content", text), null);
-    }
-
-    private void reasoning(Consumer<ByteBuf> out, int k, String text) throws IOException {
-        if (excludeReasoning || text == null || text.isEmpty()) {
-            return;
-        }
-        chunk(out, g -> {
-            g.writeStringField("reasoning", text);
-            g.writeArrayFieldStart("reasoning_details");
-            JsonOut.reasoningText(g, text, null, k);
-            g.writeEndArray();
-        }, null);
-    }
-
-    private void signature(Consumer<ByteBuf> out, int k, String signature) throws IOException {
-        if (excludeReasoning || signature == null || signature.isEmpty()) {
-            return;
-        }
-        chunk(out, g -> {
-            g.writeArrayFieldStart("reasoning_details");
-            JsonOut.reasoningText(g, null, signature, k);
-            g.writeEndArray();
-        }, null);
-    }
-
     /** The finishing chunk ({@code delta {}} + finish_reason, 8.7), once. */
     private void finish(Consumer<ByteBuf> out) throws IOException {
         if (finishSent) {
             return;
         }
         finishSent = true;
-        String reason = StopReasons.toFinishReason(stopReason, jsonBlockSeen && toolOrdinal == 0);
-        chunk(out, g -> {
-        }, reason);
+        chunks.finish(out, StopReasons.toFinishReason(stopReason, jsonBlockSeen && toolOrdinal == 0));
     }
 
     /** message_start carries input and cache counts; message_delta cumulative output and any replacements. */
@@ -372,68 +272,7 @@ final class MessagesStreamToChat implements StreamTranslator {
         MessagesStreamEvent e = event;
         String message = e.errorMessage == null ? null : ErrorTranslator.clean(e.errorMessage, null, null);
         ErrorKind kind = ErrorTranslator.kindOfAnthropicType(e.errorType);
-        fail(out, new GatewayError(kind, message != null ? message : "The upstream provider reported an error.",
+        chunks.fail(out, new GatewayError(kind, message != null ? message : "The upstream provider reported an error.",
                 null, null));
-    }
-
-    /** GD-10: one error event, then nothing (no [DONE]). */
-    private void fail(Consumer<ByteBuf> out, GatewayError error) {
-        finished = true;
-        failed = true;
-        out.accept(ErrorBodies.streamEvent(alloc, ApiStyle.OPENAI, error));
-    }
-
-    private void emit(Consumer<ByteBuf> out, byte[] bytes) {
-        out.accept(alloc.buffer(bytes.length).writeBytes(bytes));
-    }
-
-    @FunctionalInterface
-    private interface DeltaWriter {
-        void write(JsonGenerator g) throws IOException;
-    }
-
-    /** One {@code chat.completion.chunk} with the given delta fields and finish reason (null: not finished). */
-    private void chunk(Consumer<ByteBuf> out, DeltaWriter delta, String finishReason) throws IOException {
-        out.accept(JsonOut.write(alloc, 256, JSON, DATA, g -> {
-            writeHead(g);
-            g.writeArrayFieldStart("choices");
-            g.writeStartObject();
-            g.writeNumberField("index", 0);
-            g.writeObjectFieldStart("delta");
-            delta.write(g);
-            g.writeEndObject();
-            g.writeNullField("logprobs");
-            if (finishReason == null) {
-                g.writeNullField("finish_reason");
-            } else {
-                g.writeStringField("finish_reason", finishReason);
-            }
-            g.writeEndObject();
-            g.writeEndArray();
-            if (includeUsage) {
-                g.writeNullField("usage");
-            }
-            g.writeEndObject();
-        }, EVENT_END));
-    }
-
-    /** 3.11 step 5: {@code choices: []} and the whole request's usage (8.8). */
-    private void usageChunk(Consumer<ByteBuf> out) throws IOException {
-        out.accept(JsonOut.write(alloc, 320, JSON, DATA, g -> {
-            writeHead(g);
-            g.writeArrayFieldStart("choices");
-            g.writeEndArray();
-            g.writeFieldName("usage");
-            UsageJson.writeChat(g, usage(), thinkingReported);
-            g.writeEndObject();
-        }, EVENT_END));
-    }
-
-    private void writeHead(JsonGenerator g) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("id", id);
-        g.writeStringField("object", "chat.completion.chunk");
-        g.writeNumberField("created", created);
-        g.writeStringField("model", model);
     }
 }
