@@ -3,23 +3,17 @@ package io.modelgateway.codecs.translate;
 import static io.modelgateway.codecs.translate.JsonFields.string;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
-import io.modelgateway.codecs.ApiStyle;
-import io.modelgateway.codecs.Ids;
-import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,8 +24,8 @@ import java.util.function.Consumer;
 /**
  * An OpenAI chat-completions stream → Anthropic {@code /messages} events, the state machine of contract
  * 8.9. Each upstream event is read on its own (its {@code data:} lines joined and parsed with the streaming
- * parser into a small {@link Chunk}), then turned into zero or more caller events written with a
- * {@link JsonGenerator} straight into new buffers: {@code event: <type>\ndata: <compact json>\n\n}.
+ * parser into a small {@link Chunk}), then turned into zero or more caller events written by {@link MessagesEvents}
+ * straight into new buffers: {@code event: <type>\ndata: <compact json>\n\n}.
  *
  * <p>OpenAI reports usage after the finishing chunk, so the finish reason closes the open block and is held;
  * {@code message_delta} + {@code message_stop} follow at {@code [DONE]} (or a clean end). Upstream errors,
@@ -45,28 +39,18 @@ final class ChatStreamToMessages implements StreamTranslator {
             .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
             .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8) // emoji as UTF-8, like the upstream sent them
             .build();
-    private static final byte[] PING = "event: ping\ndata: {\"type\":\"ping\"}\n\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] MESSAGE_STOP =
-            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n".getBytes(StandardCharsets.US_ASCII);
 
-    private enum Open { NONE, TEXT, THINKING, TOOL }
-
-    private final ByteBufAllocator alloc;
+    private final MessagesEvents events;
     private final ChatToolNames tools;
     private final String fallbackModel;
     /** The current event's {@code data:} lines, joined. */
     private final SseData sse = new SseData();
 
-    // State of 8.9.
+    // State of 8.9 (the open block is the writer's).
     private boolean started;
-    private boolean finished;
-    private boolean failed;
-    private Open open = Open.NONE;
-    /** Anthropic index of the open block, or of the next one when none is open. */
-    private int index;
     /** The open thinking block already had its signature_delta. */
     private boolean signed;
-    /** OpenAI tool index and id of the open tool block. */
+    /** OpenAI tool index and id of the open tool block (read only while one is open). */
     private long openTool = -1;
     private String openToolId;
     private final Set<Long> seenTools = new HashSet<>();
@@ -83,14 +67,14 @@ final class ChatStreamToMessages implements StreamTranslator {
      * @param fallbackModel the model reported when the upstream chunk carries none
      */
     ChatStreamToMessages(ByteBufAllocator alloc, ChatToolNames tools, String fallbackModel) {
-        this.alloc = alloc;
+        this.events = new MessagesEvents(alloc, JSON);
         this.tools = tools;
         this.fallbackModel = fallbackModel == null ? "" : fallbackModel;
     }
 
     @Override
     public void onEvent(ByteBuf event, Consumer<ByteBuf> out) {
-        if (finished) {
+        if (events.finished()) {
             return;
         }
         try {
@@ -98,7 +82,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             if (len < 0) {
                 // Before message_start a ping would break the 5.10 grammar; the proxy's own keep-alive covers it.
                 if (sse.comment() && started) {
-                    out.accept(alloc.buffer(PING.length).writeBytes(PING)); // keep-alive comment → ping (GD-11)
+                    events.ping(out); // keep-alive comment → ping (GD-11)
                 }
                 return;
             }
@@ -117,7 +101,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             apply(Chunk.parse(sse.data(), len), out);
         } catch (IOException | RuntimeException e) {
             // The chunk is parsed whole before anything is emitted, so the caller sees complete events, then this.
-            if (!finished) {
+            if (!events.finished()) {
                 fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream provider sent a malformed stream event.");
             }
         }
@@ -125,7 +109,7 @@ final class ChatStreamToMessages implements StreamTranslator {
 
     @Override
     public void onEnd(boolean clean, Consumer<ByteBuf> out) {
-        if (finished) {
+        if (events.finished()) {
             return;
         }
         if (clean && stopReason != null) {
@@ -137,19 +121,19 @@ final class ChatStreamToMessages implements StreamTranslator {
 
     @Override
     public void onFailure(GatewayError error, Consumer<ByteBuf> out) {
-        if (!finished) {
+        if (!events.finished()) {
             fail(out, error.kind(), error.message());
         }
     }
 
     @Override
     public boolean finished() {
-        return finished;
+        return events.finished();
     }
 
     @Override
     public boolean failed() {
-        return failed;
+        return events.failed();
     }
 
     @Override
@@ -184,7 +168,9 @@ final class ChatStreamToMessages implements StreamTranslator {
         if (!started) {
             started = true;
             // Azure OpenAI's first chunk (its prompt's content-filter results, no choices) has "model":"".
-            messageStart(out, nonEmpty(c.model) ? c.model : fallbackModel);
+            // 8.9 step 1: the gateway's own count of the input (the upstream's exact counts come in message_delta)
+            events.messageStart(out, nonEmpty(c.model) ? c.model : fallbackModel,
+                    new Usage(inputEstimate, 0, 0, 0, 0));
         }
         String reasoning = nonEmpty(c.reasoning) ? c.reasoning : nonEmpty(c.reasoningContent) ? c.reasoningContent : null;
         if (reasoning != null) {
@@ -202,16 +188,16 @@ final class ChatStreamToMessages implements StreamTranslator {
                         signature(out, d.signature);
                     }
                 } else if ("reasoning.encrypted".equals(d.type) && nonEmpty(d.data)) {
-                    redacted(out, d.data);
+                    events.redacted(out, d.data);
                 }
             }
         }
         if (nonEmpty(c.content)) {
-            text(out, c.content);
+            events.text(out, c.content);
         }
         if (nonEmpty(c.refusal)) {
             refused = true;
-            text(out, c.refusal);
+            events.text(out, c.refusal);
         }
         if (c.toolCalls != null) {
             for (ToolFragment f : c.toolCalls) {
@@ -226,7 +212,7 @@ final class ChatStreamToMessages implements StreamTranslator {
                 fail(out, ErrorKind.UPSTREAM_ERROR, "The upstream provider reported an error while generating.");
                 return;
             }
-            closeOpen(out);
+            events.close(out);
             stopReason = refused ? "refusal" : StopReasons.toStopReason(c.finishReason);
         }
         if (c.usage) {
@@ -237,50 +223,32 @@ final class ChatStreamToMessages implements StreamTranslator {
     }
 
     private void thinking(Consumer<ByteBuf> out, String text) {
-        if (open != Open.THINKING || signed) { // reasoning after a signature is a new block
+        if (!events.isOpen(MessagesEvents.Block.THINKING) || signed) { // reasoning after a signature is a new block
             startThinking(out);
         }
-        blockDelta(out, "thinking_delta", "thinking", text);
+        events.thinking(out, text);
     }
 
     private void signature(Consumer<ByteBuf> out, String signature) {
-        if (open != Open.THINKING || signed) { // a signature with no text of its own (display: omitted)
+        if (!events.isOpen(MessagesEvents.Block.THINKING) || signed) { // a signature with no text of its own
             startThinking(out);
         }
         signed = true;
-        blockDelta(out, "signature_delta", "signature", signature);
+        events.signature(out, signature);
     }
 
     private void startThinking(Consumer<ByteBuf> out) {
-        closeOpen(out);
-        open = Open.THINKING;
         signed = false;
-        blockStart(out, g -> JsonOut.thinkingBlock(g, "", ""));
-    }
-
-    /** A redacted_thinking block is complete in its start event: start and stop at once. */
-    private void redacted(Consumer<ByteBuf> out, String data) {
-        closeOpen(out);
-        blockStart(out, g -> JsonOut.redactedThinkingBlock(g, data));
-        int i = index++;
-        emit(out, "content_block_stop", g -> g.writeNumberField("index", i));
-    }
-
-    private void text(Consumer<ByteBuf> out, String text) {
-        if (open != Open.TEXT) {
-            closeOpen(out);
-            open = Open.TEXT;
-            blockStart(out, g -> JsonOut.textBlock(g, ""));
-        }
-        blockDelta(out, "text_delta", "text", text);
+        events.startThinking(out);
     }
 
     /** One {@code tool_calls[]} entry; false when it broke sequential streaming (an error was emitted). */
     private boolean tool(Consumer<ByteBuf> out, ToolFragment f) {
+        boolean toolOpen = events.isOpen(MessagesEvents.Block.TOOL);
         long k;
         if (f.hasIndex) {
             k = f.index;
-        } else if (open == Open.TOOL && (f.id == null || f.id.equals(openToolId))) {
+        } else if (toolOpen && (f.id == null || f.id.equals(openToolId))) {
             k = openTool; // some compatible servers omit the index: same id (or none) continues the open call
         } else {
             k = seenTools.size();
@@ -289,7 +257,7 @@ final class ChatStreamToMessages implements StreamTranslator {
             }
         }
         boolean hasArguments = nonEmpty(f.arguments);
-        if (open != Open.TOOL || k != openTool) {
+        if (!toolOpen || k != openTool) {
             if (seenTools.contains(k)) {
                 if (!hasArguments) {
                     return true; // an empty fragment adds nothing; only content for a closed call is a violation
@@ -298,85 +266,25 @@ final class ChatStreamToMessages implements StreamTranslator {
                         "The upstream provider streamed tool call " + k + " again after it had ended.");
                 return false;
             }
-            closeOpen(out);
-            open = Open.TOOL;
             openTool = k;
             openToolId = f.id;
             seenTools.add(k);
-            String id = ChatToolNames.toolUseId(f.id);
-            String name = tools.callerName(f.name);
-            blockStart(out, g -> {
-                g.writeStartObject();
-                g.writeStringField("type", "tool_use");
-                g.writeStringField("id", id);
-                g.writeStringField("name", name);
-                g.writeObjectFieldStart("input");
-                g.writeEndObject();
-                g.writeEndObject();
-            });
+            events.toolUse(out, ChatToolNames.toolUseId(f.id), tools.callerName(f.name));
         }
         if (hasArguments) {
-            blockDelta(out, "input_json_delta", "partial_json", f.arguments);
+            events.inputJson(out, f.arguments);
         }
         return true;
     }
 
-    private void closeOpen(Consumer<ByteBuf> out) {
-        if (open == Open.NONE) {
-            return;
-        }
-        int i = index;
-        emit(out, "content_block_stop", g -> g.writeNumberField("index", i));
-        index++;
-        open = Open.NONE;
-        openTool = -1;
-        openToolId = null;
-        signed = false;
-    }
-
-    private void messageStart(Consumer<ByteBuf> out, String model) {
-        String id = Ids.withPrefix("msg_");
-        long estimate = inputEstimate;
-        emit(out, "message_start", g -> {
-            g.writeObjectFieldStart("message");
-            g.writeStringField("id", id);
-            g.writeStringField("type", "message");
-            g.writeStringField("role", "assistant");
-            g.writeStringField("model", model);
-            g.writeArrayFieldStart("content");
-            g.writeEndArray();
-            g.writeNullField("stop_reason");
-            g.writeNullField("stop_sequence");
-            // 8.9 step 1: the gateway's own count of the input (the upstream's exact counts come in message_delta)
-            g.writeFieldName("usage");
-            UsageJson.writeMessages(g, new Usage(estimate, 0, 0, 0, 0), false);
-            g.writeEndObject();
-        });
-    }
-
     /** 8.9 step 7: message_delta with the held stop reason and the final usage, then message_stop. */
     private void finish(Consumer<ByteBuf> out) {
-        closeOpen(out);
-        finished = true;
-        String reason = stopReason;
-        Usage u = usage;
-        boolean reasoning = reasoningReported;
-        emit(out, "message_delta", g -> {
-            g.writeObjectFieldStart("delta");
-            g.writeStringField("stop_reason", reason);
-            g.writeNullField("stop_sequence");
-            g.writeEndObject();
-            g.writeFieldName("usage");
-            UsageJson.writeMessages(g, u, reasoning);
-        });
-        out.accept(alloc.buffer(MESSAGE_STOP.length).writeBytes(MESSAGE_STOP));
+        events.finish(out, stopReason, usage, reasoningReported);
     }
 
     /** 8.9 step 8: one error event; the stream is over (no message_stop). */
     private void fail(Consumer<ByteBuf> out, ErrorKind kind, String message) {
-        finished = true;
-        failed = true;
-        out.accept(ErrorBodies.streamEvent(alloc, ApiStyle.ANTHROPIC, GatewayError.of(kind, message)));
+        events.fail(out, GatewayError.of(kind, message));
     }
 
     /** Whether an upstream error says overload (HTTP 503/529 as its code, or the word itself). */
@@ -390,45 +298,6 @@ final class ChatStreamToMessages implements StreamTranslator {
             }
         }
         return false;
-    }
-
-    @FunctionalInterface
-    private interface Body {
-        void write(JsonGenerator g) throws IOException;
-    }
-
-    /** A content_block_start event for the block at {@link #index}; {@code block} writes the block object. */
-    private void blockStart(Consumer<ByteBuf> out, Body block) {
-        emit(out, "content_block_start", g -> {
-            g.writeNumberField("index", index);
-            g.writeFieldName("content_block");
-            block.write(g);
-        });
-    }
-
-    /** A content_block_delta event of the open block: {@code {"type":type, field:value}}. */
-    private void blockDelta(Consumer<ByteBuf> out, String type, String field, String value) {
-        emit(out, "content_block_delta", g -> {
-            g.writeNumberField("index", index);
-            g.writeObjectFieldStart("delta");
-            g.writeStringField("type", type);
-            g.writeStringField(field, value);
-            g.writeEndObject();
-        });
-    }
-
-    /** {@code event: <type>\ndata: {"type":"<type>", …}\n\n}. */
-    private void emit(Consumer<ByteBuf> out, String type, Body body) {
-        try {
-            out.accept(JsonOut.write(alloc, 128, JSON, "event: " + type + "\ndata: ", g -> {
-                g.writeStartObject();
-                g.writeStringField("type", type);
-                body.write(g);
-                g.writeEndObject();
-            }, "\n\n"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static boolean nonEmpty(String s) {
