@@ -27,18 +27,12 @@ import java.util.function.Consumer;
  */
 final class GeminiStreamToChat implements StreamTranslator {
     private final ChatChunks chunks;
-    private final GeminiChunk chunk = new GeminiChunk();
+    private final GeminiStream stream = new GeminiStream();
 
-    /** The provider's finish reason in Anthropic's terms once it came; the stream then only waits for its end. */
-    private String stopReason;
-    private boolean content;
-    private boolean calls;
     private int toolOrdinal;
     private int reasoningOrdinal;
     /** The {@code reasoning_details} index of the thinking block still open, -1 when none is. */
     private int openThinking = -1;
-    private Usage usage = Usage.ZERO;
-    private boolean thoughtsReported;
 
     GeminiStreamToChat(ByteBufAllocator alloc, String id, long created, String fallbackModel, boolean includeUsage,
             boolean excludeReasoning) {
@@ -51,7 +45,7 @@ final class GeminiStreamToChat implements StreamTranslator {
             return;
         }
         try {
-            if (chunk.readEvent(event)) {
+            if (stream.read(event)) {
                 handle(out);
             }
         } catch (IOException | RuntimeException e) {
@@ -66,13 +60,14 @@ final class GeminiStreamToChat implements StreamTranslator {
         if (chunks.finished()) {
             return;
         }
-        if (!clean || stopReason == null) {
-            chunks.fail(out, clean ? MessagesStreamToChat.ENDED_EARLY : MessagesStreamToChat.CONNECTION_LOST);
+        GatewayError early = stream.end(clean);
+        if (early != null) {
+            chunks.fail(out, early);
             return;
         }
         try {
             if (chunks.includesUsage()) {
-                chunks.usage(out, usage, thoughtsReported);
+                chunks.usage(out, stream.usage(), stream.thoughtsReported());
             }
         } catch (IOException e) {
             chunks.fail(out, MessagesStreamToChat.UNREADABLE);
@@ -100,48 +95,40 @@ final class GeminiStreamToChat implements StreamTranslator {
 
     @Override
     public Usage usage() {
-        return usage;
+        return stream.usage();
     }
 
     private void handle(Consumer<ByteBuf> out) throws IOException {
-        GeminiChunk c = chunk;
-        if (c.error) {
-            chunks.fail(out, c.error());
+        GeminiChunk c = stream.event();
+        GatewayError failure = stream.failure();
+        if (failure != null) {
+            chunks.fail(out, failure);
             return;
-        }
-        if (c.blockReason != null) {
-            chunks.fail(out, c.blocked());
-            return;
-        }
-        if (c.hasUsage) {
-            usage = c.usage();
-            thoughtsReported |= c.thoughtsReported();
         }
         if (chunks.model() == null && c.modelVersion != null && !c.modelVersion.isEmpty()) {
             chunks.model(c.modelVersion);
         }
-        if (stopReason != null) {
-            return; // after the finish reason only the usage still counts
+        if (stream.answered()) {
+            return;
         }
         for (int i = 0; i < c.partCount; i++) {
             part(out, c.part(i));
         }
         if (c.finishReason != null) {
             openThinking = -1;
-            if (!content && GeminiChunk.filtered(c.finishReason)) {
-                chunks.fail(out, c.blocked());
+            GatewayError blocked = stream.finish();
+            if (blocked != null) {
+                chunks.fail(out, blocked);
                 return;
             }
             chunks.start(out);
-            stopReason = GeminiChunk.stopReason(c.finishReason, calls);
-            chunks.finish(out, StopReasons.toFinishReason(stopReason, false));
+            chunks.finish(out, StopReasons.toFinishReason(stream.stopReason(), false));
         }
     }
 
     private void part(Consumer<ByteBuf> out, GeminiChunk.Part p) throws IOException {
         if (p.kind == GeminiChunk.Kind.THOUGHT) {
             chunks.start(out);
-            content = true;
             if (openThinking < 0) {
                 openThinking = reasoningOrdinal++;
             }
@@ -163,14 +150,11 @@ final class GeminiStreamToChat implements StreamTranslator {
             case TEXT -> {
                 if (p.text != null && !p.text.isEmpty()) {
                     chunks.start(out);
-                    content = true;
                     chunks.content(out, p.text);
                 }
             }
             case CALL -> {
                 chunks.start(out);
-                content = true;
-                calls = true;
                 String callId = p.id != null && !p.id.isEmpty() ? p.id : Ids.withPrefix("call_");
                 chunks.toolCall(out, toolOrdinal++, callId, p.name != null ? p.name : "",
                         p.args != null ? p.args : "{}");

@@ -26,14 +26,9 @@ import java.util.function.Consumer;
 final class GeminiStreamToMessages implements StreamTranslator {
     private final MessagesEvents events;
     private final String fallbackModel;
-    private final GeminiChunk chunk = new GeminiChunk();
+    private final GeminiStream stream = new GeminiStream();
 
     private boolean started;
-    private boolean content;
-    private boolean calls;
-    private String stopReason;
-    private Usage usage = Usage.ZERO;
-    private boolean thoughtsReported;
 
     GeminiStreamToMessages(ByteBufAllocator alloc, String fallbackModel) {
         this.events = new MessagesEvents(alloc, GeminiResponseToChat.JSON);
@@ -46,7 +41,7 @@ final class GeminiStreamToMessages implements StreamTranslator {
             return;
         }
         try {
-            if (chunk.readEvent(event)) {
+            if (stream.read(event)) {
                 handle(out);
             }
         } catch (IOException | RuntimeException e) {
@@ -61,11 +56,12 @@ final class GeminiStreamToMessages implements StreamTranslator {
         if (events.finished()) {
             return;
         }
-        if (!clean || stopReason == null) {
-            events.fail(out, clean ? MessagesStreamToChat.ENDED_EARLY : MessagesStreamToChat.CONNECTION_LOST);
+        GatewayError early = stream.end(clean);
+        if (early != null) {
+            events.fail(out, early);
             return;
         }
-        events.finish(out, stopReason, usage, thoughtsReported);
+        events.finish(out, stream.stopReason(), stream.usage(), stream.thoughtsReported());
     }
 
     @Override
@@ -87,48 +83,40 @@ final class GeminiStreamToMessages implements StreamTranslator {
 
     @Override
     public Usage usage() {
-        return usage;
+        return stream.usage();
     }
 
     private void handle(Consumer<ByteBuf> out) {
-        GeminiChunk c = chunk;
-        if (c.error) {
-            events.fail(out, c.error());
+        GeminiChunk c = stream.event();
+        GatewayError failure = stream.failure();
+        if (failure != null) {
+            events.fail(out, failure);
             return;
-        }
-        if (c.blockReason != null) {
-            events.fail(out, c.blocked());
-            return;
-        }
-        if (c.hasUsage) {
-            usage = c.usage();
-            thoughtsReported |= c.thoughtsReported();
         }
         if (!started) {
             started = true;
             // The input counts, when this first event has them; the output ones come with message_delta.
+            Usage u = stream.usage();
             events.messageStart(out, c.modelVersion != null && !c.modelVersion.isEmpty() ? c.modelVersion
-                    : fallbackModel, new Usage(usage.input(), 0, usage.cacheCreation(), usage.cacheRead(), 0));
+                    : fallbackModel, new Usage(u.input(), 0, u.cacheCreation(), u.cacheRead(), 0));
         }
-        if (stopReason != null) {
-            return; // after the finish reason only the usage still counts
+        if (stream.answered()) {
+            return;
         }
         for (int i = 0; i < c.partCount; i++) {
             part(out, c.part(i));
         }
         if (c.finishReason != null) {
             events.close(out);
-            if (!content && GeminiChunk.filtered(c.finishReason)) {
-                events.fail(out, c.blocked());
-                return;
+            GatewayError blocked = stream.finish();
+            if (blocked != null) {
+                events.fail(out, blocked);
             }
-            stopReason = GeminiChunk.stopReason(c.finishReason, calls);
         }
     }
 
     private void part(Consumer<ByteBuf> out, GeminiChunk.Part p) {
         if (p.kind == GeminiChunk.Kind.THOUGHT) {
-            content = true;
             if (!events.isOpen(MessagesEvents.Block.THINKING)) {
                 events.startThinking(out);
             }
@@ -153,13 +141,10 @@ final class GeminiStreamToMessages implements StreamTranslator {
         switch (p.kind) {
             case TEXT -> {
                 if (p.text != null && !p.text.isEmpty()) {
-                    content = true;
                     events.text(out, p.text);
                 }
             }
             case CALL -> {
-                content = true;
-                calls = true;
                 // Gemini sends a call whole: its block opens, carries all of its input and closes at once.
                 events.toolUse(out, GeminiResponseToMessages.toolUseId(p.id), p.name != null ? p.name : "");
                 events.inputJson(out, p.args != null ? p.args : "{}");
