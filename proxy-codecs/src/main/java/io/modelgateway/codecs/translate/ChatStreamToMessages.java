@@ -15,10 +15,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -50,10 +48,7 @@ final class ChatStreamToMessages implements StreamTranslator {
     private boolean started;
     /** The open thinking block already had its signature_delta. */
     private boolean signed;
-    /** OpenAI tool index and id of the open tool block (read only while one is open). */
-    private long openTool = -1;
-    private String openToolId;
-    private final Set<Long> seenTools = new HashSet<>();
+    private final ChatToolCalls calls = new ChatToolCalls();
     private String stopReason;
     private boolean refused;
     private Usage usage = Usage.ZERO;
@@ -156,9 +151,8 @@ final class ChatStreamToMessages implements StreamTranslator {
     private void apply(Chunk c, Consumer<ByteBuf> out) {
         // An error may come before any chunk: then it is the only event (both Anthropic SDKs raise on it).
         if (c.error || sse.errorEvent()) {
-            String message = c.errorMessage != null ? c.errorMessage : c.topMessage;
-            boolean overloaded = overloaded(c.error ? c.errorCode : c.topCode, c.error ? c.errorType : c.topType,
-                    message);
+            String message = c.errorText();
+            boolean overloaded = c.overloaded();
             if (message == null || message.isEmpty()) {
                 message = overloaded ? "Overloaded" : "The upstream provider reported an error.";
             }
@@ -244,37 +238,28 @@ final class ChatStreamToMessages implements StreamTranslator {
 
     /** One {@code tool_calls[]} entry; false when it broke sequential streaming (an error was emitted). */
     private boolean tool(Consumer<ByteBuf> out, ToolFragment f) {
-        boolean toolOpen = events.isOpen(MessagesEvents.Block.TOOL);
-        long k;
-        if (f.hasIndex) {
-            k = f.index;
-        } else if (toolOpen && (f.id == null || f.id.equals(openToolId))) {
-            k = openTool; // some compatible servers omit the index: same id (or none) continues the open call
-        } else {
-            k = seenTools.size();
-            while (seenTools.contains(k)) {
-                k++;
+        switch (calls.next(f, events.isOpen(MessagesEvents.Block.TOOL))) {
+            case SKIP -> {
+                return true;
             }
-        }
-        boolean hasArguments = nonEmpty(f.arguments);
-        if (!toolOpen || k != openTool) {
-            if (seenTools.contains(k)) {
-                if (!hasArguments) {
-                    return true; // an empty fragment adds nothing; only content for a closed call is a violation
-                }
-                fail(out, ErrorKind.UPSTREAM_ERROR,
-                        "The upstream provider streamed tool call " + k + " again after it had ended.");
+            case AGAIN -> {
+                fail(out, ErrorKind.UPSTREAM_ERROR, toolCallAgain(calls.index()));
                 return false;
             }
-            openTool = k;
-            openToolId = f.id;
-            seenTools.add(k);
-            events.toolUse(out, ChatToolNames.toolUseId(f.id), tools.callerName(f.name));
+            case START -> events.toolUse(out, ChatToolNames.toolUseId(f.id), tools.callerName(f.name));
+            default -> {
+                // the open call goes on
+            }
         }
-        if (hasArguments) {
+        if (nonEmpty(f.arguments)) {
             events.inputJson(out, f.arguments);
         }
         return true;
+    }
+
+    /** The error of a fragment with content for a call whose block had ended (both chat stream readers say it). */
+    static String toolCallAgain(long index) {
+        return "The upstream provider streamed tool call " + index + " again after it had ended.";
     }
 
     /** 8.9 step 7: message_delta with the held stop reason and the final usage, then message_stop. */
@@ -331,6 +316,17 @@ final class ChatStreamToMessages implements StreamTranslator {
         long cacheWriteTokens;
         long reasoningTokens;
         boolean reasoningReported;
+
+        /** The error's message: its error object's, else the top-level one (an {@code event: error} payload). */
+        String errorText() {
+            return errorMessage != null ? errorMessage : topMessage;
+        }
+
+        /** Whether the error says overload ({@link ChatStreamToMessages#overloaded}: its code, type or message). */
+        boolean overloaded() {
+            return ChatStreamToMessages.overloaded(error ? errorCode : topCode, error ? errorType : topType,
+                    errorText());
+        }
 
         static Chunk parse(byte[] data, int len) throws IOException {
             try (JsonParser p = JSON.createParser(data, 0, len)) {

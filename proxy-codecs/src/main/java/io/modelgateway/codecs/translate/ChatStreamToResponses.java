@@ -9,8 +9,6 @@ import io.modelgateway.codecs.translate.ChatStreamToMessages.ToolFragment;
 import io.modelgateway.codecs.translate.ResponsesOutput.Kind;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -28,10 +26,7 @@ import java.util.function.Consumer;
 final class ChatStreamToResponses implements StreamTranslator {
     private final ResponsesEvents events;
     private final SseData sse = new SseData();
-    /** Chat tool indexes seen, and the one whose item is open. */
-    private final Set<Long> seenTools = new HashSet<>();
-    private long openTool = -1;
-    private String openToolId;
+    private final ChatToolCalls calls = new ChatToolCalls();
     private boolean finishSeen;
     private String incompleteReason;
     private Usage usage = Usage.ZERO;
@@ -106,9 +101,8 @@ final class ChatStreamToResponses implements StreamTranslator {
 
     private void apply(Chunk c, Consumer<ByteBuf> out) {
         if (c.error || sse.errorEvent()) {
-            String message = c.errorMessage != null ? c.errorMessage : c.topMessage;
-            boolean overloaded = ChatStreamToMessages.overloaded(c.error ? c.errorCode : c.topCode,
-                    c.error ? c.errorType : c.topType, message);
+            String message = c.errorText();
+            boolean overloaded = c.overloaded();
             String cleaned = message == null ? null : ErrorTranslator.clean(message, null, null);
             if (cleaned == null) {
                 cleaned = overloaded ? "Overloaded" : "The upstream provider reported an error.";
@@ -169,34 +163,20 @@ final class ChatStreamToResponses implements StreamTranslator {
 
     /** One {@code tool_calls[]} fragment; false when it continued a call that had ended (the stream failed). */
     private boolean tool(Consumer<ByteBuf> out, ToolFragment f) {
-        boolean open = events.isOpen(Kind.FUNCTION_CALL);
-        long k;
-        if (f.hasIndex) {
-            k = f.index;
-        } else if (open && (f.id == null || f.id.equals(openToolId))) {
-            k = openTool; // some compatible servers omit the index: the same id (or none) continues the open call
-        } else {
-            k = seenTools.size();
-            while (seenTools.contains(k)) {
-                k++;
+        switch (calls.next(f, events.isOpen(Kind.FUNCTION_CALL))) {
+            case SKIP -> {
+                return true;
             }
-        }
-        boolean hasArguments = nonEmpty(f.arguments);
-        if (!open || k != openTool) {
-            if (seenTools.contains(k)) {
-                if (!hasArguments) {
-                    return true; // an empty fragment adds nothing
-                }
-                fail(out, ErrorKind.UPSTREAM_ERROR,
-                        "The upstream provider streamed tool call " + k + " again after it had ended.");
+            case AGAIN -> {
+                fail(out, ErrorKind.UPSTREAM_ERROR, ChatStreamToMessages.toolCallAgain(calls.index()));
                 return false;
             }
-            openTool = k;
-            openToolId = f.id;
-            seenTools.add(k);
-            events.functionCall(out, nonEmpty(f.id) ? f.id : Ids.withPrefix("call_"), f.name);
+            case START -> events.functionCall(out, nonEmpty(f.id) ? f.id : Ids.withPrefix("call_"), f.name);
+            default -> {
+                // the open call goes on
+            }
         }
-        if (hasArguments) {
+        if (nonEmpty(f.arguments)) {
             events.arguments(out, f.arguments);
         }
         return !events.finished();
