@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.usage.TokenCount;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -74,6 +75,23 @@ final class MessagesStreamEvent {
         }
         parseJson(dataLen);
         return true;
+    }
+
+    /** The event's type: its JSON's {@code type}, else its {@code event:} line's name; null with neither. */
+    String kind() {
+        return type != null ? type : eventName;
+    }
+
+    /** Whether this is an error event, by its {@code event:} line or its type. */
+    boolean isError() {
+        return "error".equals(eventName) || "error".equals(kind());
+    }
+
+    /** The error an error event carries, as the caller is told it. */
+    GatewayError error() {
+        String message = errorMessage == null ? null : ErrorTranslator.clean(errorMessage, null, null);
+        return new GatewayError(ErrorTranslator.kindOfAnthropicType(errorType),
+                message != null ? message : "The upstream provider reported an error.", null, null);
     }
 
     private void parseJson(int dataLen) throws IOException {

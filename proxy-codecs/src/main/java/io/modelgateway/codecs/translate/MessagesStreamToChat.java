@@ -52,12 +52,7 @@ final class MessagesStreamToChat implements StreamTranslator {
     /** Open blocks by Anthropic index (blocks do not interleave, so this holds one, but tolerates more). */
     private final Map<Integer, Block> blocks = new HashMap<>();
 
-    private long input;
-    private long output;
-    private long cacheCreation;
-    private long cacheRead;
-    private long thinking;
-    private boolean thinkingReported;
+    private final MessagesUsage usage = new MessagesUsage();
 
     MessagesStreamToChat(ByteBufAllocator alloc, String id, long created, String fallbackModel, boolean includeUsage,
             boolean excludeReasoning, boolean jsonResponse) {
@@ -105,16 +100,16 @@ final class MessagesStreamToChat implements StreamTranslator {
 
     @Override
     public Usage usage() {
-        return new Usage(input, output, cacheCreation, cacheRead, thinking);
+        return usage.usage();
     }
 
     private void handle(Consumer<ByteBuf> out) throws IOException {
         MessagesStreamEvent e = event;
-        String type = e.type != null ? e.type : e.eventName;
-        if ("error".equals(e.eventName) || "error".equals(type)) {
-            upstreamError(out);
+        if (e.isError()) {
+            chunks.fail(out, e.error());
             return;
         }
+        String type = e.kind();
         if (type == null) {
             return;
         }
@@ -123,7 +118,7 @@ final class MessagesStreamToChat implements StreamTranslator {
                 if (!chunks.started() && e.messageModel != null && !e.messageModel.isEmpty()) {
                     chunks.model(e.messageModel);
                 }
-                updateUsage();
+                usage.update(e);
                 chunks.start(out);
             }
             case "content_block_start" -> {
@@ -141,7 +136,7 @@ final class MessagesStreamToChat implements StreamTranslator {
             }
             case "message_delta" -> {
                 chunks.start(out);
-                updateUsage();
+                usage.update(e);
                 if (e.deltaStopReason != null) {
                     stopReason = e.deltaStopReason;
                     finish(out);
@@ -151,7 +146,7 @@ final class MessagesStreamToChat implements StreamTranslator {
                 chunks.start(out);
                 finish(out); // when no message_delta carried a stop reason: 8.7 null → stop
                 if (chunks.includesUsage()) {
-                    chunks.usage(out, usage(), thinkingReported);
+                    chunks.usage(out, usage.usage(), usage.thinkingReported());
                 }
                 chunks.done(out);
             }
@@ -245,34 +240,5 @@ final class MessagesStreamToChat implements StreamTranslator {
         }
         finishSent = true;
         chunks.finish(out, StopReasons.toFinishReason(stopReason, jsonBlockSeen && toolOrdinal == 0));
-    }
-
-    /** message_start carries input and cache counts; message_delta cumulative output and any replacements. */
-    private void updateUsage() {
-        MessagesStreamEvent e = event;
-        if (e.inputTokens != MessagesStreamEvent.ABSENT) {
-            input = e.inputTokens;
-        }
-        if (e.outputTokens != MessagesStreamEvent.ABSENT) {
-            output = e.outputTokens;
-        }
-        if (e.cacheCreationTokens != MessagesStreamEvent.ABSENT) {
-            cacheCreation = e.cacheCreationTokens;
-        }
-        if (e.cacheReadTokens != MessagesStreamEvent.ABSENT) {
-            cacheRead = e.cacheReadTokens;
-        }
-        if (e.thinkingTokens != MessagesStreamEvent.ABSENT) {
-            thinking = e.thinkingTokens;
-            thinkingReported = true;
-        }
-    }
-
-    private void upstreamError(Consumer<ByteBuf> out) {
-        MessagesStreamEvent e = event;
-        String message = e.errorMessage == null ? null : ErrorTranslator.clean(e.errorMessage, null, null);
-        ErrorKind kind = ErrorTranslator.kindOfAnthropicType(e.errorType);
-        chunks.fail(out, new GatewayError(kind, message != null ? message : "The upstream provider reported an error.",
-                null, null));
     }
 }

@@ -33,12 +33,7 @@ final class MessagesStreamToResponses implements StreamTranslator {
     private final Map<Integer, Block> blocks = new HashMap<>();
     private boolean jsonBlockSeen;
     private String stopReason;
-    private long input;
-    private long output;
-    private long cacheCreation;
-    private long cacheRead;
-    private long thinking;
-    private boolean usageSeen;
+    private final MessagesUsage usage = new MessagesUsage();
 
     /** @param jsonResponse the GD-14 {@code json_response} tool was added for {@code text.format} */
     MessagesStreamToResponses(ResponsesEvents events, boolean jsonResponse) {
@@ -84,24 +79,22 @@ final class MessagesStreamToResponses implements StreamTranslator {
 
     @Override
     public Usage usage() {
-        return new Usage(input, output, cacheCreation, cacheRead, thinking);
+        return usage.usage();
     }
 
     private void handle(Consumer<ByteBuf> out) {
         MessagesStreamEvent e = event;
-        String type = e.type != null ? e.type : e.eventName;
-        if ("error".equals(e.eventName) || "error".equals(type)) {
-            String message = e.errorMessage == null ? null : ErrorTranslator.clean(e.errorMessage, null, null);
-            fail(out, new GatewayError(ErrorTranslator.kindOfAnthropicType(e.errorType),
-                    message != null ? message : "The upstream provider reported an error.", null, null));
+        if (e.isError()) {
+            fail(out, e.error());
             return;
         }
+        String type = e.kind();
         if (type == null) {
             return;
         }
         switch (type) {
             case "message_start" -> {
-                updateUsage();
+                usage.update(e);
                 events.start(out, e.messageModel);
             }
             case "content_block_start" -> {
@@ -119,14 +112,14 @@ final class MessagesStreamToResponses implements StreamTranslator {
                 }
             }
             case "message_delta" -> {
-                updateUsage();
+                usage.update(e);
                 if (e.deltaStopReason != null) {
                     stopReason = e.deltaStopReason;
                 }
             }
             case "message_stop" -> {
                 events.start(out, null);
-                events.finish(out, MessagesResponseToResponses.incompleteReason(stopReason), usage());
+                events.finish(out, MessagesResponseToResponses.incompleteReason(stopReason), usage.usage());
             }
             case "ping" -> events.keepAlive(out);
             default -> {
@@ -209,29 +202,7 @@ final class MessagesStreamToResponses implements StreamTranslator {
         }
     }
 
-    /** message_start carries input and cache counts; message_delta cumulative output and any replacements. */
-    private void updateUsage() {
-        MessagesStreamEvent e = event;
-        if (e.inputTokens != MessagesStreamEvent.ABSENT) {
-            input = e.inputTokens;
-            usageSeen = true;
-        }
-        if (e.outputTokens != MessagesStreamEvent.ABSENT) {
-            output = e.outputTokens;
-            usageSeen = true;
-        }
-        if (e.cacheCreationTokens != MessagesStreamEvent.ABSENT) {
-            cacheCreation = e.cacheCreationTokens;
-        }
-        if (e.cacheReadTokens != MessagesStreamEvent.ABSENT) {
-            cacheRead = e.cacheReadTokens;
-        }
-        if (e.thinkingTokens != MessagesStreamEvent.ABSENT) {
-            thinking = e.thinkingTokens;
-        }
-    }
-
     private void fail(Consumer<ByteBuf> out, GatewayError error) {
-        events.fail(out, error, usageSeen ? usage() : null);
+        events.fail(out, error, usage.counted() ? usage.usage() : null);
     }
 }
