@@ -38,10 +38,10 @@ final class ChatResponseToMessages implements ResponseTranslator {
         try (InputStream in = new ByteBufInputStream(upstreamBody.duplicate())) {
             root = MessagesRequestToChat.MAPPER.readTree(in);
         } catch (IOException e) {
-            throw upstream("The upstream provider returned a response the gateway could not read.");
+            throw TranslationException.unreadableAnswer();
         }
         if (root == null || !root.isObject()) {
-            throw upstream("The upstream provider returned a response the gateway could not read.");
+            throw TranslationException.unreadableAnswer();
         }
         JsonNode error = root.get("error");
         if (error != null && !error.isNull()) {

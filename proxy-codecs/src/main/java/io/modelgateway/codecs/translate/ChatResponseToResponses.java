@@ -11,9 +11,7 @@ import io.modelgateway.codecs.translate.ResponsesOutput.Kind;
 import io.modelgateway.codecs.translate.ResponsesOutput.Part;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
@@ -36,15 +34,7 @@ final class ChatResponseToResponses implements ResponseTranslator {
 
     @Override
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
-        JsonNode root;
-        try (InputStream in = new ByteBufInputStream(upstreamBody.duplicate())) {
-            root = ResponsesRequestToChat.JSON.readTree(in);
-        } catch (IOException | RuntimeException e) {
-            throw unreadable();
-        }
-        if (root == null || !root.isObject()) {
-            throw unreadable();
-        }
+        JsonNode root = JsonFields.answer(ResponsesRequestToChat.JSON, upstreamBody);
         JsonNode error = root.get("error");
         if (error != null && !error.isNull()) {
             throw new TranslationException(ChatResponseToMessages.upstreamError(error)); // an error with a 200
@@ -92,30 +82,11 @@ final class ChatResponseToResponses implements ResponseTranslator {
                 }
             }
         }
-        String incomplete = ResponsesOutput.incompleteReason(finishReason);
-        for (Item item : output.items) {
-            item.status = "completed";
-        }
-        if (incomplete != null && !output.items.isEmpty()) {
-            Item last = output.items.get(output.items.size() - 1);
-            if (last.kind == Kind.MESSAGE) {
-                last.status = "incomplete";
-            }
-        }
         Usage u = UsageJson.chat(root.get("usage"));
-        String model = text(root.get("model"));
-        if (model != null) {
-            head.model = model; // GD-17: the upstream's own string
-        }
-        try {
-            ByteBuf out = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), ResponsesRequestToChat.JSON,
-                    g -> output.writeResponse(g, head, incomplete == null ? "completed" : "incomplete", incomplete,
-                            null, u));
-            usage = u;
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        ByteBuf out = output.answer(alloc, upstreamBody, head, text(root.get("model")),
+                ResponsesOutput.incompleteReason(finishReason), u);
+        usage = u;
+        return out;
     }
 
     /**
@@ -190,10 +161,5 @@ final class ChatResponseToResponses implements ResponseTranslator {
     @Override
     public Usage usage() {
         return usage;
-    }
-
-    private static TranslationException unreadable() {
-        return new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR,
-                "The upstream provider returned a response the gateway could not read."));
     }
 }

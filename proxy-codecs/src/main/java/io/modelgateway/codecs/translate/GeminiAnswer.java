@@ -52,7 +52,7 @@ final class GeminiAnswer {
             throw new TranslationException(c.blocked());
         }
         if (!c.candidateSeen && c.finishReason == null) {
-            throw GeminiResponseToChat.unreadable();
+            throw TranslationException.unreadableAnswer();
         }
         GeminiAnswer a = new GeminiAnswer();
         for (int i = 0; i < c.partCount; i++) {

@@ -140,6 +140,17 @@ final class GeminiChunk {
         return true;
     }
 
+    /** A whole answer body (borrowed, left untouched) as read; one it cannot read is the caller's 502. */
+    static GeminiChunk answer(ByteBuf body) throws TranslationException {
+        GeminiChunk c = new GeminiChunk();
+        try {
+            c.readBody(body);
+        } catch (IOException | RuntimeException e) {
+            throw TranslationException.unreadableAnswer();
+        }
+        return c;
+    }
+
     /** Reads a whole answer body (borrowed, left untouched). */
     void readBody(ByteBuf body) throws IOException {
         int n = body.readableBytes();

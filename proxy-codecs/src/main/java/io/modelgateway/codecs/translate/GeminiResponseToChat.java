@@ -3,8 +3,6 @@ package io.modelgateway.codecs.translate;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.modelgateway.codecs.Ids;
-import io.modelgateway.codecs.error.ErrorKind;
-import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
@@ -42,47 +40,22 @@ final class GeminiResponseToChat implements ResponseTranslator {
 
     @Override
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
-        GeminiChunk c = new GeminiChunk();
-        try {
-            c.readBody(upstreamBody);
-        } catch (IOException | RuntimeException e) {
-            throw unreadable();
-        }
+        GeminiChunk c = GeminiChunk.answer(upstreamBody);
         GeminiAnswer answer = GeminiAnswer.of(c); // throws the provider's error, or a block, as the caller's error
         Usage u = c.usage();
         String finish = StopReasons.toFinishReason(answer.stopReason, false);
         String model = c.modelVersion != null ? c.modelVersion : fallbackModel;
         boolean thoughtsReported = c.thoughtsReported();
-        ByteBuf buf;
-        try {
-            buf = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), JSON,
-                    g -> write(g, answer, u, thoughtsReported, model, finish));
-        } catch (IOException | RuntimeException e) {
-            throw unreadable();
-        }
+        ByteBuf buf = JsonOut.answer(alloc, upstreamBody, JSON, g -> write(g, answer, u, thoughtsReported, model,
+                finish));
         usage = u;
         return buf;
     }
 
     private void write(JsonGenerator g, GeminiAnswer a, Usage u, boolean thoughtsReported, String model,
             String finish) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("id", completionId);
-        g.writeStringField("object", "chat.completion");
-        g.writeNumberField("created", created);
-        g.writeStringField("model", model);
-        g.writeNullField("system_fingerprint");
-        g.writeArrayFieldStart("choices");
-        g.writeStartObject();
-        g.writeNumberField("index", 0);
-        g.writeObjectFieldStart("message");
-        g.writeStringField("role", "assistant");
-        if (a.text.length() == 0 && !a.calls.isEmpty()) {
-            g.writeNullField("content");
-        } else {
-            g.writeStringField("content", a.text.toString());
-        }
-        g.writeNullField("refusal");
+        JsonOut.completionStart(g, completionId, created, model);
+        JsonOut.completionContent(g, a.text, !a.calls.isEmpty());
         if (!a.calls.isEmpty()) {
             g.writeArrayFieldStart("tool_calls");
             for (GeminiAnswer.Call call : a.calls) {
@@ -104,14 +77,7 @@ final class GeminiResponseToChat implements ResponseTranslator {
             }
             g.writeEndArray();
         }
-        g.writeEndObject();
-        g.writeNullField("logprobs");
-        g.writeStringField("finish_reason", finish);
-        g.writeEndObject();
-        g.writeEndArray();
-        g.writeFieldName("usage");
-        UsageJson.writeChat(g, u, thoughtsReported);
-        g.writeEndObject();
+        JsonOut.completionEnd(g, finish, u, thoughtsReported);
     }
 
     @Override
@@ -122,10 +88,5 @@ final class GeminiResponseToChat implements ResponseTranslator {
     @Override
     public Usage usage() {
         return usage;
-    }
-
-    static TranslationException unreadable() {
-        return new TranslationException(new GatewayError(ErrorKind.UPSTREAM_ERROR,
-                "The upstream provider returned a response the gateway could not read.", null, null));
     }
 }

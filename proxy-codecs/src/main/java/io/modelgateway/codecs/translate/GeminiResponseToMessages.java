@@ -28,22 +28,12 @@ final class GeminiResponseToMessages implements ResponseTranslator {
 
     @Override
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
-        GeminiChunk c = new GeminiChunk();
-        try {
-            c.readBody(upstreamBody);
-        } catch (IOException | RuntimeException e) {
-            throw GeminiResponseToChat.unreadable();
-        }
+        GeminiChunk c = GeminiChunk.answer(upstreamBody);
         GeminiAnswer answer = GeminiAnswer.of(c);
         Usage u = c.usage();
         String model = c.modelVersion != null ? c.modelVersion : fallbackModel;
-        ByteBuf buf;
-        try {
-            buf = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), GeminiResponseToChat.JSON,
-                    g -> write(g, answer, u, model, c.thoughtsReported()));
-        } catch (IOException | RuntimeException e) {
-            throw GeminiResponseToChat.unreadable();
-        }
+        ByteBuf buf = JsonOut.answer(alloc, upstreamBody, GeminiResponseToChat.JSON,
+                g -> write(g, answer, u, model, c.thoughtsReported()));
         usage = u;
         return buf;
     }

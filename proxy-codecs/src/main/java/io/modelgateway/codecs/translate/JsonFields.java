@@ -3,7 +3,11 @@ package io.modelgateway.codecs.translate;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 
 /**
  * Reading the translators share: the members of an object and the objects of an array with jackson-core's
@@ -70,6 +74,23 @@ final class JsonFields {
         }
         p.skipChildren();
         return null;
+    }
+
+    /**
+     * A whole upstream answer (borrowed, left untouched) read as a tree by {@code mapper}, whose settings decide the
+     * numbers it keeps; anything but one JSON object is {@link TranslationException#unreadableAnswer()}.
+     */
+    static JsonNode answer(ObjectMapper mapper, ByteBuf body) throws TranslationException {
+        JsonNode root;
+        try (InputStream in = new ByteBufInputStream(body.duplicate())) {
+            root = mapper.readTree(in);
+        } catch (IOException | RuntimeException e) {
+            throw TranslationException.unreadableAnswer();
+        }
+        if (root == null || !root.isObject()) {
+            throw TranslationException.unreadableAnswer();
+        }
+        return root;
     }
 
     /** A tree node's string, null when it is absent or not a string. */

@@ -59,6 +59,19 @@ final class JsonOut {
         return write(alloc, capacity, out -> mapper.createGenerator(out, JsonEncoding.UTF8), prefix, body, suffix);
     }
 
+    /**
+     * A whole answer for the caller, written with {@code json} into a buffer sized for the upstream's answer it
+     * translates; a write that fails (a string the generator cannot write) is an answer the gateway could not read.
+     */
+    static ByteBuf answer(ByteBufAllocator alloc, ByteBuf upstream, JsonFactory json, Body<IOException> body)
+            throws TranslationException {
+        try {
+            return write(alloc, 512 + upstream.readableBytes(), json, body);
+        } catch (IOException | RuntimeException e) {
+            throw TranslationException.unreadableAnswer();
+        }
+    }
+
     /** The buffer is released when anything throws, so a failed write leaks nothing. */
     private static <E extends Exception> ByteBuf write(ByteBufAllocator alloc, int capacity, Generators generators,
             String prefix, Body<E> body, String suffix) throws IOException, E {
@@ -84,6 +97,47 @@ final class JsonOut {
     }
 
     // ---- chat style ----
+
+    /**
+     * A whole {@code chat.completion} up to its one message's own fields: the head, {@code choices[0]} and the
+     * message's {@code role}; {@link #completionEnd} closes it.
+     */
+    static void completionStart(JsonGenerator g, String id, long created, String model) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("id", id);
+        g.writeStringField("object", "chat.completion");
+        g.writeNumberField("created", created);
+        g.writeStringField("model", model);
+        g.writeNullField("system_fingerprint");
+        g.writeArrayFieldStart("choices");
+        g.writeStartObject();
+        g.writeNumberField("index", 0);
+        g.writeObjectFieldStart("message");
+        g.writeStringField("role", "assistant");
+    }
+
+    /** The message's {@code content} (null for an answer of tool calls only) and its {@code refusal}: none. */
+    static void completionContent(JsonGenerator g, CharSequence text, boolean toolCalls) throws IOException {
+        if (text.length() == 0 && toolCalls) {
+            g.writeNullField("content");
+        } else {
+            g.writeStringField("content", text.toString());
+        }
+        g.writeNullField("refusal");
+    }
+
+    /** The rest of a {@link #completionStart}: the message closed, the finish reason, the whole usage. */
+    static void completionEnd(JsonGenerator g, String finishReason, Usage usage, boolean reasoningReported)
+            throws IOException {
+        g.writeEndObject();
+        g.writeNullField("logprobs");
+        g.writeStringField("finish_reason", finishReason);
+        g.writeEndObject();
+        g.writeEndArray();
+        g.writeFieldName("usage");
+        UsageJson.writeChat(g, usage, reasoningReported);
+        g.writeEndObject();
+    }
 
     /** The fields of a chat tool call after its {@code index}: {@code id}, {@code type} and {@code function}. */
     static void toolCallFields(JsonGenerator g, String id, String name, String arguments) throws IOException {

@@ -9,9 +9,7 @@ import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -61,16 +59,27 @@ final class MessagesResponseToChat implements ResponseTranslator {
 
     @Override
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
-        JsonNode root;
-        try {
-            root = ChatRequestToMessages.JSON.readTree((InputStream) new ByteBufInputStream(upstreamBody.duplicate()));
-        } catch (IOException | RuntimeException e) {
-            throw unreadable();
-        }
-        if (root == null || !root.isObject()) {
-            throw unreadable();
-        }
-        if ("error".equals(text(root.get("type")))) { // an error body with a 2xx status
+        JsonNode root = JsonFields.answer(ChatRequestToMessages.JSON, upstreamBody);
+        JsonNode content = content(root);
+        Message m = Message.read(content, jsonResponse);
+        Usage u = UsageJson.messages(root.get("usage"));
+        boolean reasoningReported = UsageJson.messagesReportsReasoning(root.get("usage"));
+        String model = text(root.get("model"));
+        String finish = StopReasons.toFinishReason(text(root.get("stop_reason")),
+                m.jsonInput != null && m.toolCalls.isEmpty());
+
+        ByteBuf buf = JsonOut.answer(alloc, upstreamBody, ChatRequestToMessages.JSON.getFactory(),
+                g -> writeCompletion(g, m, u, reasoningReported, model, finish));
+        usage = u;
+        return buf;
+    }
+
+    /**
+     * The content blocks of an Anthropic answer read as a tree, null when it has none. An error body sent with a 2xx
+     * status is the caller's error; content that is not an array makes the answer unreadable.
+     */
+    static JsonNode content(JsonNode root) throws TranslationException {
+        if ("error".equals(text(root.get("type")))) {
             JsonNode err = root.get("error");
             ErrorKind kind = ErrorTranslator.kindOfAnthropicType(err == null ? null : text(err.get("type")));
             String msg = err == null ? null : text(err.get("message"));
@@ -80,47 +89,17 @@ final class MessagesResponseToChat implements ResponseTranslator {
         }
         JsonNode content = root.get("content");
         if (content != null && !content.isNull() && !content.isArray()) {
-            throw unreadable();
+            throw TranslationException.unreadableAnswer();
         }
-        Message m = Message.read(content, jsonResponse);
-        Usage u = UsageJson.messages(root.get("usage"));
-        boolean reasoningReported = UsageJson.messagesReportsReasoning(root.get("usage"));
-        String model = text(root.get("model"));
-        String finish = StopReasons.toFinishReason(text(root.get("stop_reason")),
-                m.jsonInput != null && m.toolCalls.isEmpty());
-
-        ByteBuf buf;
-        try {
-            buf = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), ChatRequestToMessages.JSON.getFactory(),
-                    g -> writeCompletion(g, m, u, reasoningReported, model, finish));
-        } catch (IOException | RuntimeException e) {
-            throw unreadable();
-        }
-        usage = u;
-        return buf;
+        return content;
     }
 
     private void writeCompletion(JsonGenerator g, Message m, Usage u, boolean reasoningReported, String model,
             String finish) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("id", completionId);
-        g.writeStringField("object", "chat.completion");
-        g.writeNumberField("created", created);
-        g.writeStringField("model", model != null ? model : fallbackModel);
-        g.writeNullField("system_fingerprint");
-        g.writeArrayFieldStart("choices");
-        g.writeStartObject();
-        g.writeNumberField("index", 0);
-        g.writeObjectFieldStart("message");
-        g.writeStringField("role", "assistant");
-        if (m.jsonInput != null) {
-            g.writeStringField("content", ChatRequestToMessages.JSON.writeValueAsString(m.jsonInput));
-        } else if (m.text.length() == 0 && !m.toolCalls.isEmpty()) {
-            g.writeNullField("content");
-        } else {
-            g.writeStringField("content", m.text.toString());
-        }
-        g.writeNullField("refusal");
+        JsonOut.completionStart(g, completionId, created, model != null ? model : fallbackModel);
+        // A GD-14 answer's JSON is its text (never empty: "{}" at least), whatever other calls came with it.
+        JsonOut.completionContent(g, m.jsonInput != null ? ChatRequestToMessages.JSON.writeValueAsString(m.jsonInput)
+                : m.text, !m.toolCalls.isEmpty());
         if (!m.toolCalls.isEmpty()) {
             g.writeArrayFieldStart("tool_calls");
             for (JsonNode call : m.toolCalls) {
@@ -148,14 +127,7 @@ final class MessagesResponseToChat implements ResponseTranslator {
             }
             g.writeEndArray();
         }
-        g.writeEndObject();
-        g.writeNullField("logprobs");
-        g.writeStringField("finish_reason", finish);
-        g.writeEndObject();
-        g.writeEndArray();
-        g.writeFieldName("usage");
-        UsageJson.writeChat(g, u, reasoningReported);
-        g.writeEndObject();
+        JsonOut.completionEnd(g, finish, u, reasoningReported);
     }
 
     @Override
@@ -167,11 +139,6 @@ final class MessagesResponseToChat implements ResponseTranslator {
     @Override
     public Usage usage() {
         return usage;
-    }
-
-    static TranslationException unreadable() {
-        return new TranslationException(new GatewayError(ErrorKind.UPSTREAM_ERROR,
-                "The upstream provider returned a response the gateway could not read.", null, null));
     }
 
     /** The content blocks of one Anthropic message, sorted into what the chat message needs. */

@@ -4,16 +4,12 @@ import static io.modelgateway.codecs.translate.JsonFields.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.modelgateway.codecs.Ids;
-import io.modelgateway.codecs.error.ErrorKind;
-import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.translate.ResponsesOutput.Item;
 import io.modelgateway.codecs.translate.ResponsesOutput.Kind;
 import io.modelgateway.codecs.translate.ResponsesOutput.Part;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
@@ -39,54 +35,19 @@ final class MessagesResponseToResponses implements ResponseTranslator {
 
     @Override
     public ByteBuf translate(ByteBufAllocator alloc, ByteBuf upstreamBody) throws TranslationException {
-        JsonNode root;
-        try (InputStream in = new ByteBufInputStream(upstreamBody.duplicate())) {
-            root = ResponsesRequestToChat.JSON.readTree(in);
-        } catch (IOException | RuntimeException e) {
-            throw MessagesResponseToChat.unreadable();
-        }
-        if (root == null || !root.isObject()) {
-            throw MessagesResponseToChat.unreadable();
-        }
-        if ("error".equals(text(root.get("type")))) { // an error body with a 2xx status
-            JsonNode err = root.get("error");
-            ErrorKind kind = ErrorTranslator.kindOfAnthropicType(err == null ? null : text(err.get("type")));
-            String msg = err == null ? null : text(err.get("message"));
-            msg = msg == null ? null : ErrorTranslator.clean(msg, null, null);
-            throw new TranslationException(GatewayError.of(kind, msg != null ? msg : "The upstream provider "
-                    + "returned an error."));
-        }
-        JsonNode content = root.get("content");
-        if (content != null && !content.isNull() && !content.isArray()) {
-            throw MessagesResponseToChat.unreadable();
-        }
+        JsonNode root = JsonFields.answer(ResponsesRequestToChat.JSON, upstreamBody);
+        JsonNode content = MessagesResponseToChat.content(root);
         ResponsesOutput output;
         try {
             output = output(content);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        String incomplete = incompleteReason(text(root.get("stop_reason")));
-        if (incomplete != null && !output.items.isEmpty()) {
-            Item last = output.items.get(output.items.size() - 1);
-            if (last.kind == Kind.MESSAGE) {
-                last.status = "incomplete";
-            }
-        }
         Usage u = UsageJson.messages(root.get("usage"));
-        String model = text(root.get("model"));
-        if (model != null) {
-            head.model = model; // GD-17
-        }
-        try {
-            ByteBuf out = JsonOut.write(alloc, 512 + upstreamBody.readableBytes(), ResponsesRequestToChat.JSON,
-                    g -> output.writeResponse(g, head, incomplete == null ? "completed" : "incomplete", incomplete,
-                            null, u));
-            usage = u;
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        ByteBuf out = output.answer(alloc, upstreamBody, head, text(root.get("model")),
+                incompleteReason(text(root.get("stop_reason"))), u);
+        usage = u;
+        return out;
     }
 
     /** The blocks as output items; with a GD-14 answer its JSON is the only text (as for chat, 8.3). */
@@ -153,9 +114,6 @@ final class MessagesResponseToResponses implements ResponseTranslator {
                     // citations, server-tool blocks (server_tool_use, web_search_tool_result, …): dropped
                 }
             }
-        }
-        for (Item item : output.items) {
-            item.status = "completed";
         }
         return output;
     }

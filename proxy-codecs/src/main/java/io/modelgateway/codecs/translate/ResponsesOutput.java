@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.GatewayError;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -185,6 +188,34 @@ final class ResponsesOutput {
         g.writeStringField("type", "summary_text");
         g.writeStringField("text", text);
         g.writeEndObject();
+    }
+
+    /**
+     * The response body of a whole answer translated from {@code upstream} (borrowed): every item completed but the
+     * last when it is a message of an incomplete answer ({@code incompleteReason} not null), and the model the
+     * upstream's own string when it named one (GD-17).
+     */
+    ByteBuf answer(ByteBufAllocator alloc, ByteBuf upstream, Head head, String model, String incompleteReason,
+            Usage usage) {
+        for (Item item : items) {
+            item.status = "completed";
+        }
+        if (incompleteReason != null && !items.isEmpty()) {
+            Item last = items.get(items.size() - 1);
+            if (last.kind == Kind.MESSAGE) {
+                last.status = "incomplete";
+            }
+        }
+        if (model != null) {
+            head.model = model;
+        }
+        try {
+            return JsonOut.write(alloc, 512 + upstream.readableBytes(), ResponsesRequestToChat.JSON,
+                    g -> writeResponse(g, head, incompleteReason == null ? "completed" : "incomplete",
+                            incompleteReason, null, usage));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

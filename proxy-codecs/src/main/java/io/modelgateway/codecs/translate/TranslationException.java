@@ -1,5 +1,6 @@
 package io.modelgateway.codecs.translate;
 
+import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 
 /** A request that cannot be translated (a 400 for the caller) or an upstream answer that cannot (a 502). */
@@ -13,5 +14,11 @@ public final class TranslationException extends Exception {
 
     public GatewayError error() {
         return error;
+    }
+
+    /** The 502 of an upstream answer the answer translators could not read. */
+    static TranslationException unreadableAnswer() {
+        return new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR,
+                "The upstream provider returned a response the gateway could not read."));
     }
 }
