@@ -43,8 +43,8 @@ public final class ChatRequestToGemini {
         // Read (and validated) here, then taken out: the messages form would emulate it with a forced tool.
         ObjectNode schema = t.responseFormatSchema();
         chat.remove("response_format");
-        boolean capped = MessagesRequestToGemini.present(chat.get("max_completion_tokens"))
-                || MessagesRequestToGemini.present(chat.get("max_tokens"));
+        boolean capped = MessagesRequestToChat.present(chat.get("max_completion_tokens"))
+                || MessagesRequestToChat.present(chat.get("max_tokens"));
         JsonNode temperature = options.noTemperature() ? null : number(chat, "temperature");
         JsonNode topP = number(chat, "top_p");
         JsonNode seed = integer(chat, "seed");
@@ -61,7 +61,7 @@ public final class ChatRequestToGemini {
     /** A numeric field of the chat request, or null when absent; anything but a number is a 400. */
     private static JsonNode number(ObjectNode chat, String name) throws TranslationException {
         JsonNode n = chat.get(name);
-        if (!MessagesRequestToGemini.present(n)) {
+        if (!MessagesRequestToChat.present(n)) {
             return null;
         }
         if (!n.isNumber()) {

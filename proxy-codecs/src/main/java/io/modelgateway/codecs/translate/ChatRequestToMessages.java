@@ -1,18 +1,19 @@
 package io.modelgateway.codecs.translate;
 
+import static io.modelgateway.codecs.translate.TranslationException.invalid;
+
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelgateway.codecs.Ids;
-import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.DuplicateKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -112,9 +113,17 @@ public final class ChatRequestToMessages {
     }
 
     static ObjectNode parse(ByteBuf body) throws TranslationException {
+        return parse(REQUEST_READER, body);
+    }
+
+    /**
+     * A chat-style caller's body (chat or Responses) as an object tree read by {@code reader}, whose settings decide
+     * the numbers it keeps; a 400 when it is not one JSON object or repeats a key ({@link DuplicateKeys}).
+     */
+    static ObjectNode parse(ObjectReader reader, ByteBuf body) throws TranslationException {
         JsonNode root;
-        try {
-            root = REQUEST_READER.readTree((InputStream) new ByteBufInputStream(body.duplicate()));
+        try (InputStream in = new ByteBufInputStream(body.duplicate())) {
+            root = reader.readTree(in);
         } catch (MismatchedInputException e) {
             String duplicate = DuplicateKeys.find(body);
             throw duplicate != null ? new TranslationException(DuplicateKeys.error(duplicate))
@@ -134,10 +143,6 @@ public final class ChatRequestToMessages {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    static TranslationException invalid(String message, String param, String code) {
-        return new TranslationException(GatewayError.invalid(message, param, code));
     }
 
     /** One request's translation; the fields after {@code run()} are what the answer translator needs. */
@@ -1247,17 +1252,18 @@ public final class ChatRequestToMessages {
         return n.textValue();
     }
 
-    private static void requireObject(JsonNode n, String path) throws TranslationException {
+    static void requireObject(JsonNode n, String path) throws TranslationException {
         if (!n.isObject()) {
             throw invalidType(path, "an object");
         }
     }
 
-    private static TranslationException invalidType(String path, String expected) {
+    /** The chat styles' 400 of a field of another type (OpenAI's wording, which the SDKs show). */
+    static TranslationException invalidType(String path, String expected) {
         return invalid("Invalid type for '" + path + "': expected " + expected + ".", path, "invalid_type");
     }
 
-    private static TranslationException missing(String path) {
+    static TranslationException missing(String path) {
         return invalid("Missing required parameter: '" + path + "'.", path, "missing_required_parameter");
     }
 }

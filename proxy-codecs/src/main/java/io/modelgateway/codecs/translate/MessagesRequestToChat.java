@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.translate;
 
 import static io.modelgateway.codecs.translate.JsonFields.text;
+import static io.modelgateway.codecs.translate.TranslationException.invalid;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -14,7 +15,6 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.DuplicateKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -68,19 +68,7 @@ public final class MessagesRequestToChat {
      */
     public static TranslatedRequest translate(ByteBufAllocator alloc, ByteBuf messagesBody,
             MessagesRequestToChatOptions options) throws TranslationException {
-        JsonNode root;
-        try (InputStream in = new ByteBufInputStream(messagesBody.duplicate())) {
-            root = REQUEST_READER.readTree(in);
-        } catch (MismatchedInputException e) {
-            String duplicate = DuplicateKeys.find(messagesBody);
-            throw duplicate != null ? new TranslationException(DuplicateKeys.error(duplicate))
-                    : invalid("The request body is not valid JSON.", null, "invalid_json");
-        } catch (IOException e) {
-            throw invalid("The request body is not valid JSON.", null, "invalid_json");
-        }
-        if (root == null || !root.isObject()) {
-            throw invalid("The request body must be a JSON object.", null, "invalid_type");
-        }
+        JsonNode root = parse(messagesBody);
         ChatToolNames tools = new ChatToolNames();
         boolean stream = bool(root, "stream");
         ByteBuf out;
@@ -655,7 +643,29 @@ public final class MessagesRequestToChat {
 
     // ---- small helpers ---------------------------------------------------------------------------------------
 
-    private static boolean present(JsonNode node) {
+    /**
+     * A messages caller's body (borrowed) as an object tree; a 400 in Anthropic's wording when it is not one JSON
+     * object or repeats a key ({@link DuplicateKeys}).
+     */
+    static JsonNode parse(ByteBuf body) throws TranslationException {
+        JsonNode root;
+        try (InputStream in = new ByteBufInputStream(body.duplicate())) {
+            root = REQUEST_READER.readTree(in);
+        } catch (MismatchedInputException e) {
+            String duplicate = DuplicateKeys.find(body);
+            throw duplicate != null ? new TranslationException(DuplicateKeys.error(duplicate))
+                    : invalid("The request body is not valid JSON.", null, "invalid_json");
+        } catch (IOException e) {
+            throw invalid("The request body is not valid JSON.", null, "invalid_json");
+        }
+        if (root == null || !root.isObject()) {
+            throw invalid("The request body must be a JSON object.", null, "invalid_type");
+        }
+        return root;
+    }
+
+    /** Whether a field was sent: an explicit null is as good as absent. */
+    static boolean present(JsonNode node) {
         return node != null && !node.isNull() && !node.isMissingNode();
     }
 
@@ -674,7 +684,8 @@ public final class MessagesRequestToChat {
         return v.booleanValue();
     }
 
-    private static String requireText(JsonNode parent, String field, String path) throws TranslationException {
+    /** A string field a messages block must carry, read in Anthropic's wording of the 400 when it does not. */
+    static String requireText(JsonNode parent, String field, String path) throws TranslationException {
         JsonNode v = parent.get(field);
         if (v == null || !v.isTextual()) {
             String at = path + "." + field;
@@ -688,9 +699,5 @@ public final class MessagesRequestToChat {
         String what = "document".equals(type) ? "document blocks are" : "content blocks of type `" + type + "` are";
         return invalid(path + ": " + what + " not supported by this model's provider.", path + ".type",
                 "unsupported_value");
-    }
-
-    private static TranslationException invalid(String message, String param, String code) {
-        return new TranslationException(GatewayError.invalid(message, param, code));
     }
 }

@@ -1,17 +1,15 @@
 package io.modelgateway.codecs.translate;
 
 import static io.modelgateway.codecs.translate.JsonFields.text;
+import static io.modelgateway.codecs.translate.MessagesRequestToChat.present;
+import static io.modelgateway.codecs.translate.MessagesRequestToChat.requireText;
+import static io.modelgateway.codecs.translate.TranslationException.invalid;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import io.modelgateway.codecs.error.GatewayError;
-import io.modelgateway.codecs.json.DuplicateKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,19 +64,7 @@ public final class MessagesRequestToGemini {
      */
     public static TranslatedRequest translate(ByteBufAllocator alloc, ByteBuf messagesBody,
             GeminiRequestOptions options) throws TranslationException {
-        JsonNode root;
-        try (InputStream in = new ByteBufInputStream(messagesBody.duplicate())) {
-            root = MessagesRequestToChat.REQUEST_READER.readTree(in);
-        } catch (MismatchedInputException e) {
-            String duplicate = DuplicateKeys.find(messagesBody);
-            throw duplicate != null ? new TranslationException(DuplicateKeys.error(duplicate))
-                    : invalid("The request body is not valid JSON.", null, "invalid_json");
-        } catch (IOException e) {
-            throw invalid("The request body is not valid JSON.", null, "invalid_json");
-        }
-        if (root == null || !root.isObject()) {
-            throw invalid("The request body must be a JSON object.", null, "invalid_type");
-        }
+        JsonNode root = MessagesRequestToChat.parse(messagesBody);
         if (options.noTemperature() && present(root.get("temperature"))) {
             throw invalid("temperature: not supported by this model.", "temperature", "unsupported_parameter");
         }
@@ -665,26 +651,8 @@ public final class MessagesRequestToGemini {
         return "image/jpeg";
     }
 
-    static boolean present(JsonNode node) {
-        return node != null && !node.isNull() && !node.isMissingNode();
-    }
-
-    private static String requireText(JsonNode parent, String field, String path) throws TranslationException {
-        JsonNode v = parent.get(field);
-        if (v == null || !v.isTextual()) {
-            String at = path + "." + field;
-            throw invalid(at + (v == null || v.isNull() ? ": field required." : ": must be a string."), at,
-                    v == null || v.isNull() ? "missing_required_parameter" : "invalid_type");
-        }
-        return v.textValue();
-    }
-
     private static TranslationException unsupportedBlock(String path, String type) {
         return invalid(path + ": content blocks of type `" + type + "` are not supported by this model's provider.",
                 path + ".type", "unsupported_value");
-    }
-
-    static TranslationException invalid(String message, String param, String code) {
-        return new TranslationException(GatewayError.invalid(message, param, code));
     }
 }

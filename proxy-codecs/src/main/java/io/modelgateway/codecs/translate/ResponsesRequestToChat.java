@@ -1,5 +1,10 @@
 package io.modelgateway.codecs.translate;
 
+import static io.modelgateway.codecs.translate.ChatRequestToMessages.invalidType;
+import static io.modelgateway.codecs.translate.ChatRequestToMessages.missing;
+import static io.modelgateway.codecs.translate.ChatRequestToMessages.requireObject;
+import static io.modelgateway.codecs.translate.TranslationException.invalid;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
@@ -7,19 +12,14 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelgateway.codecs.Ids;
-import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.DuplicateKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufInputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -75,20 +75,7 @@ public final class ResponsesRequestToChat {
 
     /** The caller's body as an object tree; 400 when it is not one JSON object or repeats a key. */
     static ObjectNode parse(ByteBuf body) throws TranslationException {
-        JsonNode root;
-        try (InputStream in = new ByteBufInputStream(body.duplicate())) {
-            root = REQUEST_READER.readTree(in);
-        } catch (MismatchedInputException e) {
-            String duplicate = DuplicateKeys.find(body);
-            throw duplicate != null ? new TranslationException(DuplicateKeys.error(duplicate))
-                    : invalid("We could not parse the JSON body of your request.", null, "invalid_json");
-        } catch (IOException | RuntimeException e) {
-            throw invalid("We could not parse the JSON body of your request.", null, "invalid_json");
-        }
-        if (root == null || !root.isObject()) {
-            throw invalid("The request body must be a JSON object.", null, "invalid_json");
-        }
-        return (ObjectNode) root;
+        return ChatRequestToMessages.parse(REQUEST_READER, body);
     }
 
     /**
@@ -792,23 +779,5 @@ public final class ResponsesRequestToChat {
             throw missing(path + "." + name);
         }
         return v;
-    }
-
-    private static void requireObject(JsonNode n, String path) throws TranslationException {
-        if (!n.isObject()) {
-            throw invalidType(path, "an object");
-        }
-    }
-
-    private static TranslationException invalidType(String path, String expected) {
-        return invalid("Invalid type for '" + path + "': expected " + expected + ".", path, "invalid_type");
-    }
-
-    private static TranslationException missing(String path) {
-        return invalid("Missing required parameter: '" + path + "'.", path, "missing_required_parameter");
-    }
-
-    static TranslationException invalid(String message, String param, String code) {
-        return new TranslationException(GatewayError.invalid(message, param, code));
     }
 }

@@ -16,6 +16,11 @@ public final class TranslationException extends Exception {
         return error;
     }
 
+    /** The 400 of a request the request translators refuse: its message, the field's path and the error code. */
+    static TranslationException invalid(String message, String param, String code) {
+        return new TranslationException(GatewayError.invalid(message, param, code));
+    }
+
     /** The 502 of an upstream answer the answer translators could not read. */
     static TranslationException unreadableAnswer() {
         return new TranslationException(GatewayError.of(ErrorKind.UPSTREAM_ERROR,
