@@ -22,7 +22,6 @@ final class ChatResponder {
     private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool");
     private static final int MAX_CHOICES = 128;
 
-    private enum Choice { NONE, AUTO, REQUIRED, NAMED }
 
     private final ObjectMapper mapper;
 
@@ -159,42 +158,27 @@ final class ChatResponder {
     }
 
     /**
-     * The tools this turn calls, per {@code tool_choice} (contract 3.5): none, the named one, or —
-     * for auto (unless the conversation just delivered a tool result) and required — the first
-     * tool, or the first two when two or more are offered and parallel calls are allowed.
+     * The tools this turn calls ({@link ToolChoice}), from chat's function tools, {@code tool_choice} (a mode, a
+     * named function, or {@code allowed_tools}) and {@code parallel_tool_calls} (contract 3.5).
      */
     private static List<Turn.ToolDef> toolCalls(RequestReader r, JsonNode root, boolean afterToolResult) {
-        JsonNode tools = r.optArray(root, "tools", "tools");
-        List<Turn.ToolDef> defs = new ArrayList<>();
-        if (tools != null) {
-            for (int i = 0; i < tools.size(); i++) {
-                JsonNode t = tools.get(i);
-                String path = r.index("tools", i);
-                if (!t.isObject()) {
-                    throw r.type(path, "an object");
-                }
-                String type = r.optString(t, "type", path + ".type");
-                if (type != null && !"function".equals(type)) {
-                    continue; // custom tools: accepted, never called by the simulator
-                }
-                JsonNode fn = r.optObject(t, "function", path + ".function");
-                if (fn == null) {
-                    throw r.missing(path + ".function");
-                }
-                String name = r.requireString(fn, "name", path + ".function.name");
-                defs.add(new Turn.ToolDef(name, r.optObject(fn, "parameters", path + ".function.parameters")));
+        List<Turn.ToolDef> defs = ToolChoice.offered(r, root, (t, path) -> {
+            String type = r.optString(t, "type", path + ".type");
+            if (type != null && !"function".equals(type)) {
+                return null; // custom tools: accepted, never called by the simulator
             }
-        }
-        Choice choice = Choice.AUTO;
+            JsonNode fn = r.optObject(t, "function", path + ".function");
+            if (fn == null) {
+                throw r.missing(path + ".function");
+            }
+            String name = r.requireString(fn, "name", path + ".function.name");
+            return new Turn.ToolDef(name, r.optObject(fn, "parameters", path + ".function.parameters"));
+        });
+        ToolChoice.Mode choice = ToolChoice.Mode.AUTO;
         List<Turn.ToolDef> candidates = defs;
         JsonNode tc = RequestReader.get(root, "tool_choice");
         if (tc != null && tc.isTextual()) {
-            choice = switch (tc.textValue()) {
-                case "none" -> Choice.NONE;
-                case "auto" -> Choice.AUTO;
-                case "required" -> Choice.REQUIRED;
-                default -> throw r.value("tool_choice", "'" + tc.textValue() + "' is not one of none, auto, required");
-            };
+            choice = ToolChoice.of(r, tc.textValue());
         } else if (tc != null && tc.isObject()) {
             String type = r.requireString(tc, "type", "tool_choice.type");
             if ("function".equals(type)) {
@@ -203,10 +187,11 @@ final class ChatResponder {
                     throw r.missing("tool_choice.function.name");
                 }
                 candidates = List.of(find(r, defs, name));
-                choice = Choice.NAMED;
+                choice = ToolChoice.Mode.NAMED;
             } else if ("allowed_tools".equals(type)) {
                 JsonNode allowed = tc.path("allowed_tools");
-                choice = "required".equals(allowed.path("mode").asText("auto")) ? Choice.REQUIRED : Choice.AUTO;
+                choice = "required".equals(allowed.path("mode").asText("auto")) ? ToolChoice.Mode.REQUIRED
+                        : ToolChoice.Mode.AUTO;
                 candidates = new ArrayList<>();
                 for (JsonNode ref : allowed.path("tools")) {
                     String name = ref.path("function").path("name").asText(ref.path("name").asText(null));
@@ -221,13 +206,7 @@ final class ChatResponder {
             throw r.type("tool_choice", "a string or an object");
         }
         boolean parallel = r.optBool(root, "parallel_tool_calls", "parallel_tool_calls", true);
-        if (candidates.isEmpty() || choice == Choice.NONE || (choice == Choice.AUTO && afterToolResult)) {
-            return List.of();
-        }
-        if (choice != Choice.NAMED && parallel && candidates.size() >= 2) {
-            return List.copyOf(candidates.subList(0, 2));
-        }
-        return List.of(candidates.get(0));
+        return ToolChoice.calls(candidates, choice, parallel, afterToolResult);
     }
 
     private static Turn.ToolDef find(RequestReader r, List<Turn.ToolDef> defs, String name) {

@@ -23,7 +23,6 @@ final class MessagesResponder {
     private static final byte[] PING = ascii("event: ping\ndata: {\"type\":\"ping\"}\n\n");
     private static final byte[] MESSAGE_STOP = ascii("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
 
-    private enum Choice { NONE, AUTO, ANY, TOOL }
 
     private final ObjectMapper mapper;
 
@@ -189,46 +188,37 @@ final class MessagesResponder {
     }
 
     /**
-     * The tools this turn calls, per {@code tool_choice} (contract 5.6): none, the named one, or —
-     * for auto (unless the last user message carries a tool_result) and any — the first tool, or the
-     * first two when two or more are offered and parallel use is not disabled.
+     * The tools this turn calls ({@link ToolChoice}), from Anthropic's custom tools and {@code tool_choice} (contract
+     * 5.6): {@code any} is required, {@code tool} the named one, {@code disable_parallel_tool_use} turns parallel
+     * calls off; a tool result in the last user message is what makes auto call none.
      */
     private static List<Turn.ToolDef> toolCalls(RequestReader r, JsonNode root, boolean afterToolResult) {
-        JsonNode tools = r.optArray(root, "tools", "tools");
-        List<Turn.ToolDef> defs = new ArrayList<>();
-        if (tools != null) {
-            for (int i = 0; i < tools.size(); i++) {
-                JsonNode t = tools.get(i);
-                String path = r.index("tools", i);
-                if (!t.isObject()) {
-                    throw r.type(path, "an object");
-                }
-                String type = r.optString(t, "type", path + ".type");
-                if (type != null && !"custom".equals(type)) {
-                    continue; // server tools (web_search_…): run by the provider, never called here
-                }
-                String name = r.requireString(t, "name", path + ".name");
-                JsonNode schema = r.optObject(t, "input_schema", path + ".input_schema");
-                if (schema == null) {
-                    throw r.missing(path + ".input_schema");
-                }
-                defs.add(new Turn.ToolDef(name, schema));
+        List<Turn.ToolDef> defs = ToolChoice.offered(r, root, (t, path) -> {
+            String type = r.optString(t, "type", path + ".type");
+            if (type != null && !"custom".equals(type)) {
+                return null; // server tools (web_search_…): run by the provider, never called here
             }
-        }
-        Choice choice = Choice.AUTO;
+            String name = r.requireString(t, "name", path + ".name");
+            JsonNode schema = r.optObject(t, "input_schema", path + ".input_schema");
+            if (schema == null) {
+                throw r.missing(path + ".input_schema");
+            }
+            return new Turn.ToolDef(name, schema);
+        });
+        ToolChoice.Mode choice = ToolChoice.Mode.AUTO;
         List<Turn.ToolDef> candidates = defs;
         boolean parallel = true;
         JsonNode tc = r.optObject(root, "tool_choice", "tool_choice");
         if (tc != null) {
             String type = r.requireString(tc, "type", "tool_choice.type");
             choice = switch (type) {
-                case "auto" -> Choice.AUTO;
-                case "any" -> Choice.ANY;
-                case "tool" -> Choice.TOOL;
-                case "none" -> Choice.NONE;
+                case "auto" -> ToolChoice.Mode.AUTO;
+                case "any" -> ToolChoice.Mode.REQUIRED;
+                case "tool" -> ToolChoice.Mode.NAMED;
+                case "none" -> ToolChoice.Mode.NONE;
                 default -> throw r.value("tool_choice.type", "Input should be 'auto', 'any', 'tool' or 'none'");
             };
-            if (choice == Choice.TOOL) {
+            if (choice == ToolChoice.Mode.NAMED) {
                 String name = r.requireString(tc, "name", "tool_choice.name");
                 candidates = defs.stream().filter(d -> d.name().equals(name)).toList();
                 if (candidates.isEmpty()) {
@@ -237,13 +227,7 @@ final class MessagesResponder {
             }
             parallel = !r.optBool(tc, "disable_parallel_tool_use", "tool_choice.disable_parallel_tool_use", false);
         }
-        if (candidates.isEmpty() || choice == Choice.NONE || (choice == Choice.AUTO && afterToolResult)) {
-            return List.of();
-        }
-        if (choice != Choice.TOOL && parallel && candidates.size() >= 2) {
-            return List.copyOf(candidates.subList(0, 2));
-        }
-        return List.of(candidates.get(0));
+        return ToolChoice.calls(candidates, choice, parallel, afterToolResult);
     }
 
     static String stopReason(Turn.Finish f) {

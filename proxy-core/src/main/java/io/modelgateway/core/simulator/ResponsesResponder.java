@@ -20,8 +20,6 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class ResponsesResponder {
 
-    private enum Choice { NONE, AUTO, REQUIRED, NAMED }
-
     private final ObjectMapper mapper;
 
     ResponsesResponder(ObjectMapper mapper) {
@@ -155,32 +153,18 @@ final class ResponsesResponder {
 
     /** As chat (contract 3.5) with the Responses API's flat function tools and {@code tool_choice}. */
     private static List<Turn.ToolDef> toolCalls(RequestReader r, JsonNode root, boolean afterToolResult) {
-        JsonNode tools = r.optArray(root, "tools", "tools");
-        List<Turn.ToolDef> defs = new ArrayList<>();
-        if (tools != null) {
-            for (int i = 0; i < tools.size(); i++) {
-                JsonNode t = tools.get(i);
-                String path = r.index("tools", i);
-                if (!t.isObject()) {
-                    throw r.type(path, "an object");
-                }
-                if (!"function".equals(r.requireString(t, "type", path + ".type"))) {
-                    continue; // hosted tools: accepted, never called by the simulator
-                }
-                String name = r.requireString(t, "name", path + ".name");
-                defs.add(new Turn.ToolDef(name, r.optObject(t, "parameters", path + ".parameters")));
+        List<Turn.ToolDef> defs = ToolChoice.offered(r, root, (t, path) -> {
+            if (!"function".equals(r.requireString(t, "type", path + ".type"))) {
+                return null; // hosted tools: accepted, never called by the simulator
             }
-        }
-        Choice choice = Choice.AUTO;
+            String name = r.requireString(t, "name", path + ".name");
+            return new Turn.ToolDef(name, r.optObject(t, "parameters", path + ".parameters"));
+        });
+        ToolChoice.Mode choice = ToolChoice.Mode.AUTO;
         List<Turn.ToolDef> candidates = defs;
         JsonNode tc = RequestReader.get(root, "tool_choice");
         if (tc != null && tc.isTextual()) {
-            choice = switch (tc.textValue()) {
-                case "none" -> Choice.NONE;
-                case "auto" -> Choice.AUTO;
-                case "required" -> Choice.REQUIRED;
-                default -> throw r.value("tool_choice", "'" + tc.textValue() + "' is not one of none, auto, required");
-            };
+            choice = ToolChoice.of(r, tc.textValue());
         } else if (tc != null && tc.isObject()) {
             String type = r.requireString(tc, "type", "tool_choice.type");
             if (!"function".equals(type)) {
@@ -198,18 +182,12 @@ final class ResponsesResponder {
                         + "' in 'tools'.", "tool_choice", "invalid_value");
             }
             candidates = List.of(found);
-            choice = Choice.NAMED;
+            choice = ToolChoice.Mode.NAMED;
         } else if (tc != null) {
             throw r.type("tool_choice", "a string or an object");
         }
         boolean parallel = r.optBool(root, "parallel_tool_calls", "parallel_tool_calls", true);
-        if (candidates.isEmpty() || choice == Choice.NONE || (choice == Choice.AUTO && afterToolResult)) {
-            return List.of();
-        }
-        if (choice != Choice.NAMED && parallel && candidates.size() >= 2) {
-            return List.copyOf(candidates.subList(0, 2));
-        }
-        return List.of(candidates.get(0));
+        return ToolChoice.calls(candidates, choice, parallel, afterToolResult);
     }
 
     /** One answer: its output items, written whole (the response, the done events) or as events. */
