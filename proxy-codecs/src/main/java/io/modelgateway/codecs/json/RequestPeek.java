@@ -290,12 +290,7 @@ public final class RequestPeek {
             case "max_tokens" -> maxTokens = readPositiveInt(v, "max_tokens");
             case "max_completion_tokens" -> maxCompletionTokens = readPositiveInt(v, "max_completion_tokens");
             case "n" -> n = readPositiveInt(v, "n");
-            case "temperature" -> {
-                hasTemperature = true;
-                temperatureStart = memberStart;
-                readRange(v, "temperature", 0, 2);
-                temperatureEnd = (int) parser.currentLocation().getByteOffset();
-            }
+            case "temperature" -> readRemovableTemperature(v);
             case "top_p" -> readRange(v, "top_p", 0, 1);
             case "presence_penalty" -> readRange(v, "presence_penalty", -2, 2);
             case "frequency_penalty" -> readRange(v, "frequency_penalty", -2, 2);
@@ -381,12 +376,7 @@ public final class RequestPeek {
                     invalidType("instructions", "a string", v);
                 }
             }
-            case "temperature" -> {
-                hasTemperature = true;
-                temperatureStart = memberStart;
-                readRange(v, "temperature", 0, 2);
-                temperatureEnd = (int) parser.currentLocation().getByteOffset();
-            }
+            case "temperature" -> readRemovableTemperature(v);
             case "top_p" -> readRange(v, "top_p", 0, 1);
             case "reasoning", "text" -> readObjectNames(v, name);
             case "tools" -> {
@@ -425,14 +415,8 @@ public final class RequestPeek {
                 invalidType("input[" + i + "]", "an object", t); // the path is made only for an error
                 return;
             }
-            DuplicateKeys.Names names = innerNames();
-            while (next() == JsonToken.FIELD_NAME) {
-                String field = parser.currentName();
-                if (!names.add(field)) {
-                    fail(DuplicateKeys.error("input[" + i + "]." + field));
-                    return;
-                }
-                skip(next());
+            if (!skipMembers("input", i)) {
+                return;
             }
             i++;
         }
@@ -444,15 +428,19 @@ public final class RequestPeek {
             invalidType(path, "an object", v);
             return;
         }
+        skipMembers(path, -1);
+    }
+
+    /** The members of the object just opened, each name once, their values skipped; false after a repeated name. */
+    private boolean skipMembers(String path, int index) throws IOException {
         DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
-            String field = parser.currentName();
-            if (!names.add(field)) {
-                fail(DuplicateKeys.error(path + "." + field));
-                return;
+            if (!firstTime(names, parser.currentName(), path, index)) {
+                return false;
             }
             skip(next());
         }
+        return true;
     }
 
     private void embeddings() throws IOException {
@@ -553,8 +541,7 @@ public final class RequestPeek {
             DuplicateKeys.Names names = innerNames();
             while (next() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
-                if (!names.add(field)) {
-                    fail(DuplicateKeys.error(path + "." + field));
+                if (!firstTime(names, field, path, -1)) {
                     return;
                 }
                 JsonToken fv = next();
@@ -609,8 +596,7 @@ public final class RequestPeek {
         while (next() == JsonToken.FIELD_NAME) {
             streamOptionsMembers++;
             String field = parser.currentName();
-            if (!names.add(field)) {
-                fail(DuplicateKeys.error("stream_options." + field));
+            if (!firstTime(names, field, "stream_options", -1)) {
                 return;
             }
             JsonToken fv = next();
@@ -678,8 +664,7 @@ public final class RequestPeek {
         DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
-            if (!names.add(field)) {
-                fail(DuplicateKeys.error("thinking." + field));
+            if (!firstTime(names, field, "thinking", -1)) {
                 return;
             }
             JsonToken fv = next();
@@ -791,6 +776,17 @@ public final class RequestPeek {
         return clampInt(value);
     }
 
+    /**
+     * Chat and Responses: {@code temperature} and its member's offsets, for GD-19 to remove when the model takes
+     * none.
+     */
+    private void readRemovableTemperature(JsonToken v) throws IOException {
+        hasTemperature = true;
+        temperatureStart = memberStart;
+        readRange(v, "temperature", 0, 2);
+        temperatureEnd = (int) parser.currentLocation().getByteOffset();
+    }
+
     private void readRange(JsonToken v, String path, double min, double max) throws IOException {
         if (v != JsonToken.VALUE_NUMBER_INT && v != JsonToken.VALUE_NUMBER_FLOAT) {
             invalidType(path, "a number", v);
@@ -863,6 +859,18 @@ public final class RequestPeek {
     private DuplicateKeys.Names innerNames() {
         scratch.innerNames.clear();
         return scratch.innerNames;
+    }
+
+    /**
+     * Whether {@code field} is new in the nested object being read; a repeated one fails the request, named by its
+     * path ({@code path[index].field}, or {@code path.field} for an index of -1), which is made only then.
+     */
+    private boolean firstTime(DuplicateKeys.Names names, String field, String path, int index) {
+        if (names.add(field)) {
+            return true;
+        }
+        fail(DuplicateKeys.error((index < 0 ? path : path + "[" + index + "]") + "." + field));
+        return false;
     }
 
     /** Skips the value whose first token is {@code v}. */
