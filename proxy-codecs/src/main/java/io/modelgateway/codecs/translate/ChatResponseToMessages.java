@@ -110,12 +110,37 @@ final class ChatResponseToMessages implements ResponseTranslator {
         return usage;
     }
 
-    /**
-     * Leading thinking blocks: one per {@code reasoning_details} text/summary entry that has text (with its
-     * signature); when no entry has text, one block from {@code reasoning} / {@code reasoning_content} signed
-     * with the first signature in the details (else {@code ""}); encrypted entries → redacted_thinking.
-     */
+    /** Leading thinking blocks, by {@link #reasoning}: redacted_thinking for encrypted entries. */
     private static void writeThinking(JsonGenerator g, JsonNode message) throws IOException {
+        reasoning(message, new Reasoning<IOException>() {
+            @Override
+            public void thinking(String text, String signature) throws IOException {
+                JsonOut.thinkingBlock(g, text == null ? "" : text, signature == null ? "" : signature);
+            }
+
+            @Override
+            public void encrypted(String data) throws IOException {
+                JsonOut.redactedThinkingBlock(g, data);
+            }
+        });
+    }
+
+    /** What a chat answer's reasoning becomes, piece by piece, in the caller's form. */
+    interface Reasoning<E extends Exception> {
+        /** Readable reasoning; either may be null or empty. */
+        void thinking(String text, String signature) throws E;
+
+        /** Reasoning the caller may only hand back (never empty). */
+        void encrypted(String data) throws E;
+    }
+
+    /**
+     * The reasoning of a chat answer's {@code message} in the order of contract 8.6: one piece per
+     * {@code reasoning_details} text or summary entry that has text (with its signature); when no entry has text,
+     * one from {@code reasoning} / {@code reasoning_content} signed with the first signature in the details, if
+     * there is either; encrypted entries as they come.
+     */
+    static <E extends Exception> void reasoning(JsonNode message, Reasoning<E> out) throws E {
         JsonNode details = message.get("reasoning_details");
         if (details == null || !details.isArray()) {
             details = MessagesRequestToChat.MAPPER.createArrayNode();
@@ -136,32 +161,30 @@ final class ChatResponseToMessages implements ResponseTranslator {
                 plain = text(message.get("reasoning_content"));
             }
             if (plain != null && !plain.isEmpty() || firstSignature != null) {
-                JsonOut.thinkingBlock(g, plain == null ? "" : plain, firstSignature == null ? "" : firstSignature);
+                out.thinking(plain, firstSignature);
             }
         }
         for (JsonNode d : details) {
             if (isTextDetail(d)) {
                 if (textInDetails) {
-                    String thinking = detailText(d);
-                    String signature = text(d.get("signature"));
-                    JsonOut.thinkingBlock(g, thinking == null ? "" : thinking, signature == null ? "" : signature);
+                    out.thinking(detailText(d), text(d.get("signature")));
                 }
             } else if ("reasoning.encrypted".equals(text(d.get("type")))) {
                 String data = text(d.get("data"));
                 if (data != null && !data.isEmpty()) {
-                    JsonOut.redactedThinkingBlock(g, data);
+                    out.encrypted(data);
                 }
             }
         }
     }
 
-    static boolean isTextDetail(JsonNode d) {
+    private static boolean isTextDetail(JsonNode d) {
         String type = text(d.get("type"));
         return "reasoning.text".equals(type) || "reasoning.summary".equals(type);
     }
 
     /** The text of a reasoning.text entry or the summary of a reasoning.summary entry; null otherwise. */
-    static String detailText(JsonNode d) {
+    private static String detailText(JsonNode d) {
         String type = text(d.get("type"));
         if ("reasoning.text".equals(type)) {
             return text(d.get("text"));

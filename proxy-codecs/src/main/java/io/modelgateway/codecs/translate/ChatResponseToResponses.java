@@ -90,53 +90,22 @@ final class ChatResponseToResponses implements ResponseTranslator {
     }
 
     /**
-     * Reasoning items, in the order of contract 8.6's thinking blocks: one per {@code reasoning_details} text or
-     * summary entry that has text (its signature as GD-29 {@code encrypted_content}); when no entry has text, one from
-     * {@code reasoning} / {@code reasoning_content}, signed with the first signature in the details; encrypted entries
-     * as opaque items.
+     * Reasoning items ({@link ChatResponseToMessages#reasoning}): a signature as the GD-29 {@code encrypted_content},
+     * an encrypted entry as an opaque item.
      */
     static void reasoning(ResponsesOutput output, JsonNode message) {
-        JsonNode details = message.get("reasoning_details");
-        boolean textInDetails = false;
-        String firstSignature = null;
-        if (details != null && details.isArray()) {
-            for (JsonNode d : details) {
-                String t = ChatResponseToMessages.detailText(d);
-                textInDetails |= t != null && !t.isEmpty();
-                String signature = text(d.get("signature"));
-                if (firstSignature == null && signature != null && !signature.isEmpty()
-                        && ChatResponseToMessages.isTextDetail(d)) {
-                    firstSignature = signature;
-                }
+        ChatResponseToMessages.reasoning(message, new ChatResponseToMessages.Reasoning<RuntimeException>() {
+            @Override
+            public void thinking(String text, String signature) {
+                reasoningItem(output, text, signature == null || signature.isEmpty() ? null
+                        : ResponsesOutput.THINKING_PREFIX + signature);
             }
-        }
-        if (!textInDetails) {
-            String plain = text(message.get("reasoning"));
-            if (plain == null || plain.isEmpty()) {
-                plain = text(message.get("reasoning_content"));
+
+            @Override
+            public void encrypted(String data) {
+                reasoningItem(output, null, ResponsesOutput.REDACTED_PREFIX + data);
             }
-            if (plain != null && !plain.isEmpty() || firstSignature != null) {
-                reasoningItem(output, plain, firstSignature == null ? null
-                        : ResponsesOutput.THINKING_PREFIX + firstSignature);
-            }
-        }
-        if (details == null || !details.isArray()) {
-            return;
-        }
-        for (JsonNode d : details) {
-            if (ChatResponseToMessages.isTextDetail(d)) {
-                if (textInDetails) {
-                    String signature = text(d.get("signature"));
-                    reasoningItem(output, ChatResponseToMessages.detailText(d), signature == null || signature.isEmpty()
-                            ? null : ResponsesOutput.THINKING_PREFIX + signature);
-                }
-            } else if ("reasoning.encrypted".equals(text(d.get("type")))) {
-                String data = text(d.get("data"));
-                if (data != null && !data.isEmpty()) {
-                    reasoningItem(output, null, ResponsesOutput.REDACTED_PREFIX + data);
-                }
-            }
-        }
+        });
     }
 
     private static void reasoningItem(ResponsesOutput output, String summary, String encrypted) {
