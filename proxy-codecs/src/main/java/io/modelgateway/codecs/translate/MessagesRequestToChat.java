@@ -201,22 +201,7 @@ public final class MessagesRequestToChat {
             if (content.isTextual()) {
                 return content.textValue();
             }
-            if (!content.isArray()) {
-                throw invalid(path + ": must be a string or an array of text blocks.", path, "invalid_type");
-            }
-            StringBuilder sb = new StringBuilder();
-            for (int j = 0; j < content.size(); j++) {
-                JsonNode b = content.get(j);
-                String at = path + "[" + j + "]";
-                if (!"text".equals(text(b.get("type")))) {
-                    throw invalid(at + ".type: only `text` blocks are allowed here.", at + ".type", "invalid_value");
-                }
-                if (j > 0) {
-                    sb.append("\n\n");
-                }
-                sb.append(requireText(b, "text", at));
-            }
-            return sb.toString();
+            return String.join("\n\n", textBlocks(content, path));
         }
 
         private static void collectBlocks(JsonNode m, int i, List<Block> run) throws TranslationException {
@@ -541,12 +526,9 @@ public final class MessagesRequestToChat {
 
         /** tool_choice and parallel_tool_calls; only meaningful (and accepted by OpenAI) with tools. */
         private void writeToolChoice(boolean anyTools) throws IOException, TranslationException {
-            JsonNode choice = root.get("tool_choice");
-            if (!present(choice)) {
+            JsonNode choice = toolChoice(root);
+            if (choice == null) {
                 return;
-            }
-            if (!choice.isObject()) {
-                throw invalid("tool_choice: must be an object.", "tool_choice", "invalid_type");
             }
             String type = text(choice.get("type"));
             if (type == null) {
@@ -662,6 +644,35 @@ public final class MessagesRequestToChat {
             throw invalid("The request body must be a JSON object.", null, "invalid_type");
         }
         return root;
+    }
+
+    /**
+     * The texts of a system prompt given as blocks (a value that is not a string), in order: anything but an array of
+     * text blocks is a 400.
+     */
+    static List<String> textBlocks(JsonNode content, String path) throws TranslationException {
+        if (!content.isArray()) {
+            throw invalid(path + ": must be a string or an array of text blocks.", path, "invalid_type");
+        }
+        List<String> texts = new ArrayList<>(content.size());
+        for (int j = 0; j < content.size(); j++) {
+            JsonNode b = content.get(j);
+            String at = path + "[" + j + "]";
+            if (!"text".equals(text(b.get("type")))) {
+                throw invalid(at + ".type: only `text` blocks are allowed here.", at + ".type", "invalid_value");
+            }
+            texts.add(requireText(b, "text", at));
+        }
+        return texts;
+    }
+
+    /** {@code tool_choice} when it was sent: it must be an object. */
+    static JsonNode toolChoice(JsonNode root) throws TranslationException {
+        JsonNode choice = root.get("tool_choice");
+        if (present(choice) && !choice.isObject()) {
+            throw invalid("tool_choice: must be an object.", "tool_choice", "invalid_type");
+        }
+        return present(choice) ? choice : null;
     }
 
     /** Whether a field was sent: an explicit null is as good as absent. */

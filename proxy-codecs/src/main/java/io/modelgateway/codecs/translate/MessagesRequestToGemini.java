@@ -136,16 +136,7 @@ public final class MessagesRequestToGemini {
                 }
                 return;
             }
-            if (!content.isArray()) {
-                throw invalid(path + ": must be a string or an array of text blocks.", path, "invalid_type");
-            }
-            for (int j = 0; j < content.size(); j++) {
-                JsonNode b = content.get(j);
-                String at = path + "[" + j + "]";
-                if (!"text".equals(text(b.get("type")))) {
-                    throw invalid(at + ".type: only `text` blocks are allowed here.", at + ".type", "invalid_value");
-                }
-                String t = requireText(b, "text", at);
+            for (String t : MessagesRequestToChat.textBlocks(content, path)) {
                 if (!t.isEmpty()) {
                     system.add(t);
                 }
@@ -450,12 +441,9 @@ public final class MessagesRequestToGemini {
                     g.writeEndArray();
                 }
             }
-            JsonNode choice = root.get("tool_choice");
-            if (!present(choice)) {
+            JsonNode choice = MessagesRequestToChat.toolChoice(root);
+            if (choice == null) {
                 return;
-            }
-            if (!choice.isObject()) {
-                throw invalid("tool_choice: must be an object.", "tool_choice", "invalid_type");
             }
             String type = text(choice.get("type"));
             String mode;
