@@ -28,13 +28,8 @@ final class ChatChunks {
     private static final String EVENT_END = "\n\n";
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
-    private static final Delta NO_DELTA = g -> {
+    private static final JsonOut.Fields NO_DELTA = g -> {
     };
-
-    @FunctionalInterface
-    private interface Delta {
-        void write(JsonGenerator g) throws IOException;
-    }
 
     private final ByteBufAllocator alloc;
     private final String id;
@@ -218,7 +213,7 @@ final class ChatChunks {
     }
 
     /** One {@code chat.completion.chunk} with the given delta fields and finish reason (null: not finished). */
-    private void chunk(Consumer<ByteBuf> out, Delta delta, String finishReason) throws IOException {
+    private void chunk(Consumer<ByteBuf> out, JsonOut.Fields delta, String finishReason) throws IOException {
         out.accept(JsonOut.write(alloc, 256, JSON, DATA, g -> {
             writeHead(g);
             g.writeArrayFieldStart("choices");

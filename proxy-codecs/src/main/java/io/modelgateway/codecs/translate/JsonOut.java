@@ -27,6 +27,17 @@ final class JsonOut {
         void write(JsonGenerator g) throws IOException, E;
     }
 
+    /** Writes some members of an object whose start and end its caller writes (an event's own fields). */
+    @FunctionalInterface
+    interface Fields {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    /** The {@code event:} and {@code data:} line starts of a typed SSE event; its JSON and a blank line follow. */
+    static String eventPrefix(String type) {
+        return "event: " + type + "\ndata: ";
+    }
+
     @FunctionalInterface
     private interface Generators {
         JsonGenerator create(OutputStream out) throws IOException;

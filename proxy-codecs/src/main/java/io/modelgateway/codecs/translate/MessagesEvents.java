@@ -1,7 +1,6 @@
 package io.modelgateway.codecs.translate;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorBodies;
@@ -46,13 +45,8 @@ final class MessagesEvents {
 
         Type(String name) {
             this.name = name;
-            this.prefix = "event: " + name + "\ndata: ";
+            this.prefix = JsonOut.eventPrefix(name);
         }
-    }
-
-    @FunctionalInterface
-    private interface Fields {
-        void write(JsonGenerator g) throws IOException;
     }
 
     private final ByteBufAllocator alloc;
@@ -199,7 +193,7 @@ final class MessagesEvents {
     }
 
     /** A content_block_start event for the block at {@link #index}; {@code block} writes the block object. */
-    private void blockStart(Consumer<ByteBuf> out, Fields block) {
+    private void blockStart(Consumer<ByteBuf> out, JsonOut.Fields block) {
         int i = index;
         emit(out, Type.BLOCK_START, g -> {
             g.writeNumberField("index", i);
@@ -221,7 +215,7 @@ final class MessagesEvents {
     }
 
     /** {@code event: <type>\ndata: {"type":"<type>", …}\n\n}. */
-    private void emit(Consumer<ByteBuf> out, Type type, Fields fields) {
+    private void emit(Consumer<ByteBuf> out, Type type, JsonOut.Fields fields) {
         try {
             out.accept(JsonOut.write(alloc, 128, json, type.prefix, g -> {
                 g.writeStartObject();

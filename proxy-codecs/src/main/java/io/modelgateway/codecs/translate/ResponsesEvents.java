@@ -59,13 +59,8 @@ final class ResponsesEvents {
 
         Type(String name) {
             this.name = name;
-            this.prefix = "event: " + name + "\ndata: ";
+            this.prefix = JsonOut.eventPrefix(name);
         }
-    }
-
-    @FunctionalInterface
-    private interface Fields {
-        void write(JsonGenerator g) throws IOException;
     }
 
     private final ByteBufAllocator alloc;
@@ -440,7 +435,7 @@ final class ResponsesEvents {
     }
 
     /** {@code event: <type>\ndata: {"type":"<type>","sequence_number":n, …}\n\n}, numbered in order from 0. */
-    private void emit(Consumer<ByteBuf> out, Type type, Fields fields) {
+    private void emit(Consumer<ByteBuf> out, Type type, JsonOut.Fields fields) {
         long n = sequence++;
         try {
             out.accept(JsonOut.write(alloc, 192, ResponsesRequestToChat.JSON, type.prefix, g -> {
