@@ -1,5 +1,6 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 
@@ -173,6 +174,8 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         RequestTimeouts timeouts = new RequestTimeouts(server.requestTimeoutMs(), server.idleTimeoutMs());
         p.addLast(PipelineNames.REQUEST_TIMEOUTS, timeouts);
         p.addLast(PipelineNames.HTTP_CODEC, new HttpServerCodec(new HttpDecoderConfig()
+                .setHeadersFactory(ArrayHttpHeaders.VALIDATING)
+                .setTrailersFactory(ArrayHttpHeaders.VALIDATING_TRAILERS)
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
