@@ -201,6 +201,9 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
                 .initialSettings(settings)
                 .validateHeaders(true)
+                // PING and SETTINGS are answered by the connection guard, which stops answering a flood.
+                .autoAckPingFrame(false)
+                .autoAckSettingsFrame(false)
                 // Rapid reset (CVE-2023-44487): a client's resets, and the resets it makes the gateway send.
                 .decoderEnforceMaxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS)
                 .encoderEnforceMaxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS)
