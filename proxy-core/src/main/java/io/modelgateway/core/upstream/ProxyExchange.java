@@ -119,9 +119,9 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         if (target.bedrock != null && !startBedrock()) {
             return;
         }
-        if (target.googleTokens != null && target.googleTokens.header() == null) {
+        if (target.tokens != null && target.tokens.header() == null) {
             // vertex: no valid access token yet (the first request, or after an idle hour): wait for one, off the loop
-            target.googleTokens.whenValid(ctx.executor(), h -> acquire(), this::tokenFailed);
+            target.tokens.whenValid(ctx.executor(), h -> acquire(), this::tokenFailed);
             return;
         }
         acquire();

@@ -57,7 +57,7 @@ public final class UpstreamTarget {
     /** vertex and gemini: their paths by model; null for every other type. */
     final GooglePaths googlePaths;
     /** vertex: its access tokens (the credential changes hourly); null for every other type. */
-    final GoogleTokens googleTokens;
+    final AccessTokens tokens;
     /** {@code authorization} or {@code x-api-key}; null when the provider has no key. */
     final AsciiString credentialName;
     final AsciiString credentialValue;
@@ -90,8 +90,8 @@ public final class UpstreamTarget {
         }
         azurePaths = provider.azure() == null ? null : new AzurePaths(provider.azure());
         googlePaths = provider.google() == null ? null : new GooglePaths(provider.type(), provider.google());
-        googleTokens = provider.google() == null || provider.google().account() == null ? null
-                : GoogleTokens.of(provider.google().account());
+        tokens = provider.google() == null || provider.google().account() == null ? null
+                : AccessTokens.of(new ServiceAccountGrant(provider.google().account()));
         String key = provider.apiKey();
         if (key == null) {
             credentialName = null;

@@ -22,17 +22,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link GoogleTokens} against the fake token endpoint (which verifies the grant's RS256 signature with the public
- * half of the key it generated, and is itself checked by Google's auth library in {@code GoogleFakeTest}), on a clock
- * the test moves: a request waits only when no valid token exists; near expiry the current token is used while one
- * refresh runs; an expired token is never sent.
+ * {@link AccessTokens} with a service account's grant ({@link ServiceAccountGrant}) against the fake token endpoint
+ * (which verifies the grant's RS256 signature with the public half of the key it generated, and is itself checked by
+ * Google's auth library in {@code GoogleFakeTest}), on a clock the test moves: a request waits only when no valid
+ * token exists; near expiry the current token is used while one refresh runs; an expired token is never sent.
  */
-class GoogleTokensTest {
+class AccessTokensTest {
     private static final long SECOND = 1_000_000_000L;
     private GoogleFake fake;
     private DefaultEventLoop loop;
     private final AtomicLong now = new AtomicLong(1_000 * SECOND);
-    private GoogleTokens tokens;
+    private AccessTokens tokens;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -44,8 +44,8 @@ class GoogleTokensTest {
         String pem = json.get("private_key").asText().replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
         PrivateKey key = KeyFactory.getInstance("RSA").generatePrivate(
                 new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
-        tokens = new GoogleTokens(new GoogleSettings.ServiceAccount(GoogleFake.CLIENT_EMAIL, key, "k",
-                fake.tokenUri()), now::get);
+        tokens = new AccessTokens(new ServiceAccountGrant(
+                new GoogleSettings.ServiceAccount(GoogleFake.CLIENT_EMAIL, key, "k", fake.tokenUri())), now::get);
     }
 
     @AfterEach
@@ -104,8 +104,8 @@ class GoogleTokensTest {
             String pem = json.get("private_key").asText().replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
             PrivateKey wrongKey = KeyFactory.getInstance("RSA").generatePrivate(
                     new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
-            GoogleTokens bad = new GoogleTokens(new GoogleSettings.ServiceAccount(GoogleFake.CLIENT_EMAIL, wrongKey,
-                    "k", fake.tokenUri()), now::get);
+            AccessTokens bad = new AccessTokens(new ServiceAccountGrant(new GoogleSettings.ServiceAccount(
+                    GoogleFake.CLIENT_EMAIL, wrongKey, "k", fake.tokenUri())), now::get);
             CompletableFuture<String> reason = new CompletableFuture<>();
             bad.whenValid(loop, h -> reason.completeExceptionally(new AssertionError("got a token")), reason::complete);
             assertThat(reason.get(10, TimeUnit.SECONDS)).contains("400").doesNotContain("PRIVATE");
