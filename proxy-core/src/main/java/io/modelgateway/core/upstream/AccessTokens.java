@@ -4,20 +4,26 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.EventExecutor;
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
-import java.util.Queue;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.regex.Pattern;
 
 /**
  * The OAuth 2.0 access tokens of one credential, sent upstream as {@code Authorization: Bearer}: obtained from the
@@ -42,8 +48,18 @@ final class AccessTokens {
     static final long MIN_VALID_SECONDS = 10;
     /** A token whose answer gives no {@code expires_in} is taken to live this long. */
     private static final long LIFETIME_SECONDS = 3600;
-    /** After a failed token request, a request does not start another one sooner than this. */
-    private static final long RETRY_AFTER_FAILURE_NANOS = 1_000_000_000L;
+    /** The longest {@code expires_in} believed: a longer one is refreshed after this anyway. */
+    private static final long MAX_LIFETIME_SECONDS = 86_400;
+    /**
+     * After a failed token request no other starts sooner than this; the wait doubles with each failure in a row up
+     * to {@link #MAX_BACKOFF_NANOS}, or is what the endpoint's {@code Retry-After} asks, within that bound.
+     */
+    private static final long FIRST_BACKOFF_NANOS = 1_000_000_000L;
+    private static final long MAX_BACKOFF_NANOS = 30_000_000_000L;
+    /** The largest token answer read (design rule 8): a token endpoint is a peer too. */
+    static final int MAX_ANSWER_BYTES = 64 * 1024;
+    /** An OAuth 2.0 error code (RFC 6749 5.2) as it may be repeated to a caller: nothing else of the answer is. */
+    private static final Pattern OAUTH_ERROR = Pattern.compile("[a-z_]{1,64}");
 
     /**
      * How one kind of credential asks its token endpoint for a token. Implementations are values: two equal grants
@@ -61,6 +77,15 @@ final class AccessTokens {
 
         /** The tokens as the caller's error names them, e.g. "the access token of the provider's service account". */
         String tokenName();
+
+        /**
+         * What a refusal's JSON body says that may be repeated to a caller and a log: by default its OAuth error
+         * code ({@code invalid_grant}, {@code invalid_client}, …) when it has a plausible one, else "". Never free
+         * text from the endpoint, which may quote what was sent.
+         */
+        default String refusal(JsonNode body) {
+            return oauthError(body);
+        }
     }
 
     private record Token(AsciiString header, long expiresAtNanos) {
@@ -69,12 +94,17 @@ final class AccessTokens {
     private final Grant grant;
     private final LongSupplier clock;
     private volatile Token current;
-    private final AtomicBoolean refreshing = new AtomicBoolean();
-    private volatile long lastFailureNanos;
-    private volatile boolean failedBefore;
+    /**
+     * The token request under way, null when none: it completes with null when a token came, else with why not. Only
+     * one runs at a time (a compare-and-set starts it), and a waiting request is told the outcome of the one it saw.
+     */
+    private final AtomicReference<CompletableFuture<String>> underWay = new AtomicReference<>();
+    /** Token requests that failed in a row; written only by the one under way. */
+    private volatile int failures;
+    /** With {@link #failures}: no token request starts before this. */
+    private volatile long retryAtNanos;
     /** Why the last token request failed (ours, never the endpoint's bytes or the credential); null before any. */
     private volatile String lastFailure;
-    private final Queue<Runnable> waiters = new ConcurrentLinkedQueue<>();
 
     /**
      * @param clock time in nanoseconds (a test moves it)
@@ -104,6 +134,13 @@ final class AccessTokens {
         return left >= MIN_VALID_SECONDS * 1_000_000_000L ? t.header : null;
     }
 
+    /** As {@link #header}, without starting a refresh. */
+    private AsciiString valid() {
+        Token t = current;
+        return t != null && t.expiresAtNanos - clock.getAsLong() >= MIN_VALID_SECONDS * 1_000_000_000L ? t.header
+                : null;
+    }
+
     /**
      * Runs {@code ready} with the header on {@code loop} once a valid token exists (at once when one does), or
      * {@code failed} with a reason (never the credential or a token) when the token endpoint refused or could not be
@@ -115,86 +152,192 @@ final class AccessTokens {
             ready.accept(h);
             return;
         }
-        waiters.add(() -> {
-            AsciiString now = header();
-            if (now != null) {
-                loop.execute(() -> ready.accept(now));
-            } else {
-                String why = lastFailure;
-                loop.execute(() -> failed.accept(grant.tokenName() + " could not be obtained"
-                        + (why == null ? "" : " (" + why + ")")));
-            }
-        });
-        // header() starts the refresh if none runs; one that ended between the first check and the add has already
-        // drained the queue, so when none runs now (or a token came), the waiters are run here.
-        if (header() != null || !refreshing.get()) {
-            drainWaiters();
+        CompletableFuture<String> attempt = underWay.get();
+        if (attempt == null) {
+            // None runs: backed off after a failure, or the one header() started has already ended.
+            answer(loop, ready, failed, lastFailure);
+        } else {
+            attempt.thenAccept(why -> answer(loop, ready, failed, why));
+        }
+    }
+
+    private void answer(EventExecutor loop, Consumer<AsciiString> ready, Consumer<String> failed, String why) {
+        AsciiString h = valid();
+        if (h != null) {
+            loop.execute(() -> ready.accept(h));
+        } else {
+            loop.execute(() -> failed.accept(grant.tokenName() + " could not be obtained"
+                    + (why == null ? "" : " (" + why + ")")));
         }
     }
 
     private void refresh(long now) {
-        if (failedBefore && now - lastFailureNanos < RETRY_AFTER_FAILURE_NANOS && current == null) {
+        // Backed off after a failure, whether or not a token is still valid: a failing endpoint is not asked again
+        // by every request that sees the token near its end.
+        if (failures > 0 && now - retryAtNanos < 0) {
             return;
         }
-        if (!refreshing.compareAndSet(false, true)) {
+        CompletableFuture<String> attempt = new CompletableFuture<>();
+        if (!underWay.compareAndSet(null, attempt)) {
             return;
         }
-        String form;
         try {
-            form = grant.form();
-        } catch (GeneralSecurityException e) {
-            failed(now, "the credential cannot sign (" + e.getClass().getSimpleName() + ")");
-            return;
+            HttpRequest request = HttpRequest.newBuilder(grant.tokenUrl())
+                    .timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .header("Accept", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(grant.form()))
+                    .build();
+            long sent = clock.getAsLong();
+            HTTP.sendAsync(request, info -> new BoundedBody())
+                    .whenComplete((response, error) -> answered(attempt, sent, response, error));
+        } catch (GeneralSecurityException | RuntimeException e) {
+            failed(attempt, now, "the token request could not be made (" + e.getClass().getSimpleName() + ")", 0);
         }
-        HttpRequest request = HttpRequest.newBuilder(grant.tokenUrl())
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(form))
-                .build();
-        long sent = clock.getAsLong();
-        HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()).whenComplete((response, error) -> {
+    }
+
+    /** On the HTTP client's thread: the token endpoint's answer to {@code attempt}, sent at {@code sent}. */
+    private void answered(CompletableFuture<String> attempt, long sent, HttpResponse<byte[]> response,
+            Throwable error) {
+        long now = clock.getAsLong();
+        try {
             if (error != null) {
-                failed(clock.getAsLong(), "the token endpoint could not be reached ("
-                        + error.getClass().getSimpleName() + ")");
+                Throwable cause = error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
+                failed(attempt, now, cause instanceof AnswerTooLarge
+                        ? "the token endpoint's answer is larger than " + MAX_ANSWER_BYTES / 1024 + " KiB"
+                        : "the token endpoint could not be reached (" + cause.getClass().getSimpleName() + ")", 0);
                 return;
+            }
+            JsonNode root;
+            try {
+                root = JSON.readTree(response.body());
+            } catch (java.io.IOException e) {
+                root = null;
             }
             if (response.statusCode() != 200) {
-                failed(clock.getAsLong(), "the token endpoint answered " + response.statusCode());
+                String why = root == null ? "" : grant.refusal(root);
+                failed(attempt, now, "the token endpoint answered " + response.statusCode()
+                        + (why.isEmpty() ? "" : " " + why), retryAfterSeconds(response));
                 return;
             }
-            try {
-                JsonNode root = JSON.readTree(response.body());
-                JsonNode token = root == null ? null : root.get("access_token");
-                JsonNode expires = root.get("expires_in");
-                if (token == null || !token.isTextual() || token.asText().isEmpty()
-                        || !token.asText().chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-                    failed(clock.getAsLong(), "the token endpoint's answer holds no usable access_token");
+            if (root == null || !root.isObject()) {
+                failed(attempt, now, "the token endpoint's answer is not a JSON object", 0);
+                return;
+            }
+            JsonNode token = root.get("access_token");
+            JsonNode type = root.get("token_type");
+            if (token == null || !token.isTextual() || token.asText().isEmpty()
+                    || !token.asText().chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                failed(attempt, now, "the token endpoint's answer holds no usable access_token", 0);
+                return;
+            }
+            if (type != null && !type.asText().equalsIgnoreCase("Bearer")) {
+                failed(attempt, now, "the token endpoint's answer is not a bearer token", 0);
+                return;
+            }
+            long seconds = Math.min(expiresIn(root.get("expires_in")), MAX_LIFETIME_SECONDS);
+            current = new Token(new AsciiString("Bearer " + token.asText()), sent + seconds * 1_000_000_000L);
+            failures = 0;
+            underWay.compareAndSet(attempt, null);
+            attempt.complete(null);
+        } catch (RuntimeException e) {
+            // Whatever went wrong, the attempt ends: a request under way forever would hold every waiter.
+            failed(attempt, now, "the token endpoint's answer could not be read (" + e.getClass().getSimpleName()
+                    + ")", 0);
+        }
+    }
+
+    /**
+     * {@code expires_in} in seconds: a positive number, or a string of digits (Microsoft's older endpoints send one,
+     * and its own library reads both); {@link #LIFETIME_SECONDS} when absent or unusable.
+     */
+    private static long expiresIn(JsonNode expires) {
+        if (expires != null && expires.isTextual() && expires.asText().matches("[0-9]{1,9}")) {
+            long seconds = Long.parseLong(expires.asText());
+            return seconds > 0 ? seconds : LIFETIME_SECONDS;
+        }
+        return expires != null && expires.isIntegralNumber() && expires.canConvertToLong() && expires.asLong() > 0
+                ? expires.asLong() : LIFETIME_SECONDS;
+    }
+
+    /** The refusal's {@code Retry-After} in seconds (delta form only), or 0. */
+    private static long retryAfterSeconds(HttpResponse<?> response) {
+        String v = response.headers().firstValue("retry-after").orElse("").strip();
+        return v.matches("[0-9]{1,6}") ? Long.parseLong(v) : 0;
+    }
+
+    /** A refusal's OAuth 2.0 {@code error} code when it looks like one, else "". */
+    static String oauthError(JsonNode body) {
+        JsonNode error = body.get("error");
+        return error != null && error.isTextual() && OAUTH_ERROR.matcher(error.asText()).matches() ? error.asText()
+                : "";
+    }
+
+    private void failed(CompletableFuture<String> attempt, long now, String reason, long retryAfterSeconds) {
+        LOG.log(Level.WARNING, grant.describe() + ": " + reason);
+        int n = failures + 1;
+        long backoff = Math.min(MAX_BACKOFF_NANOS, FIRST_BACKOFF_NANOS << Math.min(n - 1, 30));
+        backoff = Math.max(backoff, Math.min(MAX_BACKOFF_NANOS, retryAfterSeconds * 1_000_000_000L));
+        lastFailure = reason;
+        retryAtNanos = now + backoff;
+        failures = n;
+        underWay.compareAndSet(attempt, null);
+        attempt.complete(reason);
+    }
+
+    /** The token answer was over {@link #MAX_ANSWER_BYTES}. */
+    private static final class AnswerTooLarge extends java.io.IOException {
+        AnswerTooLarge() {
+            super("token answer over " + MAX_ANSWER_BYTES + " bytes");
+        }
+    }
+
+    /**
+     * Collects the token endpoint's answer on the HTTP client's thread, up to {@link #MAX_ANSWER_BYTES}: past that it
+     * cancels the answer and fails with {@link AnswerTooLarge}, whatever the endpoint still sends.
+     */
+    private static final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
+        private final CompletableFuture<byte[]> body = new CompletableFuture<>();
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private Flow.Subscription subscription;
+
+        @Override
+        public CompletionStage<byte[]> getBody() {
+            return body;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> items) {
+            for (ByteBuffer b : items) {
+                if (body.isDone()) {
                     return;
                 }
-                long seconds = expires != null && expires.canConvertToLong() && expires.asLong() > 0
-                        ? Math.min(expires.asLong(), 86_400) : LIFETIME_SECONDS;
-                current = new Token(new AsciiString("Bearer " + token.asText()), sent + seconds * 1_000_000_000L);
-                refreshing.set(false);
-                drainWaiters();
-            } catch (java.io.IOException | RuntimeException e) {
-                failed(clock.getAsLong(), "the token endpoint's answer is not JSON");
+                if (b.remaining() > MAX_ANSWER_BYTES - out.size()) {
+                    subscription.cancel();
+                    body.completeExceptionally(new AnswerTooLarge());
+                    return;
+                }
+                byte[] chunk = new byte[b.remaining()];
+                b.get(chunk);
+                out.write(chunk, 0, chunk.length);
             }
-        });
-    }
+        }
 
-    private void failed(long now, String reason) {
-        LOG.log(Level.WARNING, grant.describe() + ": " + reason);
-        lastFailure = reason;
-        lastFailureNanos = now;
-        failedBefore = true;
-        refreshing.set(false);
-        drainWaiters();
-    }
+        @Override
+        public void onError(Throwable t) {
+            body.completeExceptionally(t);
+        }
 
-    private void drainWaiters() {
-        Runnable r;
-        while ((r = waiters.poll()) != null) {
-            r.run();
+        @Override
+        public void onComplete() {
+            body.complete(out.toByteArray());
         }
     }
 }
