@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
 /**
  * The OAuth 2.0 access tokens of one credential, sent upstream as {@code Authorization: Bearer}: obtained from the
  * credential's token endpoint by its {@link Grant} (a Google service account's signed JWT,
- * {@link ServiceAccountGrant}), cached, and refreshed before they expire. One per credential, shared by every event
- * loop and kept across reloads of the same credential ({@link #of}).
+ * {@link ServiceAccountGrant}; a Microsoft Entra ID application's client credentials, {@link EntraGrant}), cached, and
+ * refreshed before they expire. One per credential, shared by every event loop and kept across reloads of the same
+ * credential ({@link #of}).
  *
  * <p>Nothing here blocks an event loop: the token request runs on the JDK HTTP client's own threads, and its result is
  * published through a volatile field. A request reads the current token ({@link #header}) without waiting; when it
@@ -116,7 +117,12 @@ final class AccessTokens {
 
     /** The tokens of {@code grant}'s credential, shared process-wide. */
     static AccessTokens of(Grant grant) {
-        return BY_GRANT.computeIfAbsent(grant, g -> new AccessTokens(g, System::nanoTime));
+        return of(grant, System::nanoTime);
+    }
+
+    /** As {@link #of(Grant)}; made on {@code clock} when made now (a test moves a gateway's time so). */
+    static AccessTokens of(Grant grant, LongSupplier clock) {
+        return BY_GRANT.computeIfAbsent(grant, g -> new AccessTokens(g, clock));
     }
 
     /**

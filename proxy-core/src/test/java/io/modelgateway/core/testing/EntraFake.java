@@ -21,8 +21,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -86,6 +88,8 @@ public final class EntraFake implements AutoCloseable {
     public final List<String> paths = new CopyOnWriteArrayList<>();
     /** {@code expires_in} of the tokens it issues from now on. */
     public volatile long tokenSeconds = 3599;
+    /** While set, a token request is recorded and then waits for it, unanswered: a slow token endpoint. */
+    private volatile CountDownLatch held;
 
     private EntraFake(TestCertificates tls) throws Exception {
         http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
@@ -138,6 +142,20 @@ public final class EntraFake implements AutoCloseable {
         return i != null && i.audience().equals(audience) && i.expiresAtMillis() > System.currentTimeMillis();
     }
 
+    /** Token requests from now on wait, unanswered, until {@link #release}. */
+    public void hold() {
+        held = new CountDownLatch(1);
+    }
+
+    /** Answers the token requests held since {@link #hold}, and the next ones at once. */
+    public void release() {
+        CountDownLatch h = held;
+        held = null;
+        if (h != null) {
+            h.countDown();
+        }
+    }
+
     /** Tokens it issued so far. */
     public int issuedCount() {
         return counter.get();
@@ -180,7 +198,13 @@ public final class EntraFake implements AutoCloseable {
             Map<String, String> form = contentType.startsWith("application/x-www-form-urlencoded")
                     ? form(new String(body, StandardCharsets.UTF_8)) : Map.of();
             tokenRequests.add(form);
+            CountDownLatch h = held;
+            if (h != null && !h.await(30, TimeUnit.SECONDS)) {
+                throw new IOException("held for 30 s and never released");
+            }
             grant(ex, token.group(1), form);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
