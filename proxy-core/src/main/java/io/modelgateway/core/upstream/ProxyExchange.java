@@ -120,7 +120,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
             return;
         }
         if (target.tokens != null && target.tokens.header() == null) {
-            // vertex: no valid access token yet (the first request, or after an idle hour): wait for one, off the loop
+            // vertex, or azure_openai with an Entra application: no valid access token yet (the first request, or
+            // after an idle hour): wait for one, off the loop; none to be had is a 503 / 529 naming why (GD-33)
             target.tokens.whenValid(ctx.executor(), h -> acquire(), this::tokenFailed);
             return;
         }
