@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.modelgateway.core.config.GoogleSettings;
 import io.modelgateway.core.testing.Eventually;
 import io.modelgateway.core.testing.GoogleFake;
+import io.modelgateway.core.testing.LogLines;
 import io.modelgateway.core.testing.ScriptedUpstream;
 import io.modelgateway.core.testing.ScriptedUpstream.Script;
 import io.netty.channel.DefaultEventLoop;
@@ -22,12 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,14 +48,16 @@ class AccessTokensTest {
     void setUp() throws Exception {
         fake = GoogleFake.start();
         loop = new DefaultEventLoop();
-        Path sa = fake.writeServiceAccount(Files.createTempDirectory("tokens"));
-        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(sa.toFile());
-        String pem = json.get("private_key").asText().replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-        PrivateKey key = KeyFactory.getInstance("RSA").generatePrivate(
-                new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
-        tokens = new AccessTokens(new ServiceAccountGrant(
-                new GoogleSettings.ServiceAccount(GoogleFake.CLIENT_EMAIL, key, "k", fake.tokenUri())), now::get);
+        tokens = new AccessTokens(new ServiceAccountGrant(new GoogleSettings.ServiceAccount(GoogleFake.CLIENT_EMAIL,
+                privateKey(fake.writeServiceAccount(Files.createTempDirectory("tokens"))), "k", fake.tokenUri())),
+                now::get);
+    }
+
+    /** The private key of a service-account JSON file. */
+    private static PrivateKey privateKey(Path serviceAccount) throws Exception {
+        String pem = new com.fasterxml.jackson.databind.ObjectMapper().readTree(serviceAccount.toFile())
+                .get("private_key").asText().replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+        return KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
     }
 
     @AfterEach
@@ -111,12 +110,7 @@ class AccessTokensTest {
     void aRefusedGrant_failsTheWaitersWithAReason_andIsRetriedLater() throws Exception {
         GoogleFake other = GoogleFake.start();
         try {
-            Path sa = other.writeServiceAccount(Files.createTempDirectory("other"));
-            com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
-                    .readTree(sa.toFile());
-            String pem = json.get("private_key").asText().replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-            PrivateKey wrongKey = KeyFactory.getInstance("RSA").generatePrivate(
-                    new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
+            PrivateKey wrongKey = privateKey(other.writeServiceAccount(Files.createTempDirectory("other")));
             AccessTokens bad = new AccessTokens(new ServiceAccountGrant(new GoogleSettings.ServiceAccount(
                     GoogleFake.CLIENT_EMAIL, wrongKey, "k", fake.tokenUri())), now::get);
             CompletableFuture<String> reason = new CompletableFuture<>();
@@ -242,24 +236,8 @@ class AccessTokensTest {
                 Script.json(500, "{}"), Script.json(502, "{}"),
                 new Script(429, Map.of("retry-after", "20"), List.of("{}".getBytes()), 0, -1),
                 token("{\"token_type\":\"Bearer\",\"expires_in\":3600,\"access_token\":\"tok-2\"}")));
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                warnings.add(record.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger log = Logger.getLogger(AccessTokens.class.getName());
-        log.addHandler(capture);
-        try (ScriptedUpstream up = endpoint(answers)) {
+        try (LogLines log = LogLines.of(AccessTokens.class.getName()); ScriptedUpstream up = endpoint(answers)) {
+            List<String> warnings = log.messages;
             AccessTokens t = new AccessTokens(new TestGrant(URI.create(up.baseUrl() + "/token")), now::get);
             AsciiString first = valid(t);
             now.addAndGet(3400 * SECOND); // 200 s left: the next use starts a refresh
@@ -295,8 +273,6 @@ class AccessTokensTest {
             Eventually.until(Duration.ofSeconds(10), () -> "Bearer tok-2".equals(String.valueOf(t.header())));
             assertThat(up.received).hasSize(5);
             assertThat(warnings).hasSize(3).noneMatch(w -> w.contains(TestGrant.SECRET));
-        } finally {
-            log.removeHandler(capture);
         }
     }
 }

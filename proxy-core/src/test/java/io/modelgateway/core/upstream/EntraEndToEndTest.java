@@ -10,6 +10,7 @@ import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.testing.AzureOpenAiFake;
 import io.modelgateway.core.testing.EntraFake;
 import io.modelgateway.core.testing.Eventually;
+import io.modelgateway.core.testing.LogLines;
 import io.modelgateway.core.testing.RecordingObserver;
 import io.modelgateway.core.testing.TestGateway;
 import java.net.ServerSocket;
@@ -24,14 +25,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,29 +52,12 @@ class EntraEndToEndTest {
     private TestGateway gw;
     private final RecordingObserver records = new RecordingObserver();
     private Path accessLog;
-    private final List<String> logLines = new CopyOnWriteArrayList<>();
-    private final Logger gatewayLog = Logger.getLogger("io.modelgateway");
-    private final Handler capture = new Handler() {
-        private final SimpleFormatter format = new SimpleFormatter();
-
-        @Override
-        public void publish(LogRecord record) {
-            logLines.add(format.format(record));
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    /** Everything the gateway logs, at every level. */
+    private LogLines log;
 
     @BeforeEach
     void start() throws Exception {
-        gatewayLog.addHandler(capture);
-        gatewayLog.setLevel(Level.ALL);
+        log = LogLines.of("io.modelgateway");
         entra = EntraFake.start();
         azure = new AzureOpenAiFake();
         azure.trust(entra);
@@ -93,8 +71,7 @@ class EntraEndToEndTest {
         }
         azure.close();
         entra.close();
-        gatewayLog.removeHandler(capture);
-        gatewayLog.setLevel(null);
+        log.close();
     }
 
     /** A gateway with {@code az-entra} (the right secret), {@code az-wrong} (a wrong one) and {@code az-key}. */
@@ -301,9 +278,9 @@ class EntraEndToEndTest {
                 return false;
             }
         });
-        String everything = String.join("\n", logLines) + "\n" + Files.readString(accessLog) + "\n" + metrics + "\n"
+        String everything = String.join("\n", log.formatted) + "\n" + Files.readString(accessLog) + "\n" + metrics + "\n"
                 + chat.body() + msg.body() + down.body() + fallback.body() + chat.headers() + msg.headers();
-        assertThat(logLines).anySatisfy(l -> assertThat(l).contains("Entra application " + EntraFake.CLIENT_ID
+        assertThat(log.formatted).anySatisfy(l -> assertThat(l).contains("Entra application " + EntraFake.CLIENT_ID
                 + " (tenant " + EntraFake.TENANT_ID + "): the token endpoint answered 401 invalid_client AADSTS7000215"));
         // The form-encoded secret too: a log of the token request's body would show it so.
         assertThat(everything).doesNotContain(WRONG_SECRET).doesNotContain(EntraFake.CLIENT_SECRET)
