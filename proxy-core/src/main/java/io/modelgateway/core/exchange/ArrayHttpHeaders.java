@@ -413,7 +413,10 @@ public final class ArrayHttpHeaders extends HttpHeaders {
     public HttpHeaders set(CharSequence name, Object value) {
         CharSequence n = checkedName(name);
         CharSequence v = checkedValue(value);
-        removeFrom(n, 0);
+        int first = indexOf(n, 0);
+        if (first >= 0) {
+            removeFrom(n, first); // usually there is none: a read-only scan, no shifting
+        }
         append(n, v);
         return this;
     }
