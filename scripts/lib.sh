@@ -85,6 +85,21 @@ ensure_bench_tools() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
 }
 
+# async-profiler's agent (tools.profiler:async-profiler, its linux-x64 jar from Maven Central), unpacked once into
+# ~/.cache/model-gateway; prints the path of libasyncProfiler.so.
+ensure_async_profiler() {
+  local v=4.1 dir="$HOME/.cache/model-gateway/async-profiler-4.1"
+  if [ ! -f "$dir/libasyncProfiler.so" ]; then
+    mkdir -p "$dir"
+    echo "fetching async-profiler $v ..." >&2
+    (cd "$root" && mvn -B -q dependency:copy -Dartifact="tools.profiler:async-profiler:$v:jar:linux-x64" \
+      -DoutputDirectory="$dir") >&2
+    (cd "$dir" && unzip -q -o "async-profiler-$v-linux-x64.jar" 'linux-x64/libasyncProfiler.so' \
+      && mv linux-x64/libasyncProfiler.so . && rmdir linux-x64) >&2
+  fi
+  echo "$dir/libasyncProfiler.so"
+}
+
 # Installs what the browser and Prometheus tests drive when it is missing: Debian's chromium (the dashboard
 # in a real browser, and the load-test report), prometheus (a real scrape of /metrics), nghttp2-client's h2load
 # and a curl with HTTP/2 (the TLS and HTTP/2 tests). Root only; apt-get

@@ -2,7 +2,8 @@
 // the official openai SDK's own AzureOpenAI client, talking to it directly: the deployment paths with api-version,
 // the api-key header, an Entra token, the v1 paths through the plain OpenAI client, content-filter results and
 // Azure's errors are what that client expects. Then the OpenAI and Anthropic SDKs drive the gateway with that fake
-// behind it (deployment form, v1 form, Entra token), streams included. AzureOpenAiSdkTest (Java) sets the variables.
+// behind it (deployment form, v1 form, a static Entra token, an Entra ID application whose tokens the gateway obtains),
+// streams included. AzureOpenAiSdkTest (Java) sets the variables.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI, { AzureOpenAI } from 'openai';

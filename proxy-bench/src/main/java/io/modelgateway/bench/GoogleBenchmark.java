@@ -8,7 +8,7 @@ import io.modelgateway.codecs.translate.ResponseTranslator;
 import io.modelgateway.codecs.translate.StreamTranslator;
 import io.modelgateway.codecs.translate.TranslatedRequest;
 import io.modelgateway.core.config.GoogleSettings;
-import io.modelgateway.core.upstream.GoogleTokens;
+import io.modelgateway.core.upstream.ServiceAccountGrant;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -120,7 +120,7 @@ public class GoogleBenchmark {
     /** One signed JWT grant assertion (once per token, i.e. per hour per service account). */
     @Benchmark
     public String vertexTokenAssertion() throws Exception {
-        return GoogleTokens.assertion(account, 1_787_300_000L);
+        return ServiceAccountGrant.assertion(account, 1_787_300_000L);
     }
 
     private static void scan(byte[] stream, StreamTranslator translator, Blackhole bh) {

@@ -37,12 +37,14 @@ public final class BenchReport {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length == 7 && args[0].equals("--streams10k")) {
-            System.out.print(streamsRow(Path.of(args[1]), args[2], args[3], args[4], args[5], args[6]));
+        if (args.length == 9 && args[0].equals("--streams10k")) {
+            System.out.print(streamsRow(Path.of(args[1]), args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+                    args[5], args[6], args[7], args[8]));
             return;
         }
         if (args.length != 1) {
-            System.err.println("usage: BenchReport RESULTS_DIR | --streams10k RESULT.json JDK OPEN RSS_MIB USED_MIB COMMITTED_MIB");
+            System.err.println("usage: BenchReport RESULTS_DIR | --streams10k RESULT.json JDK STREAMS TOKENS_PER_SECOND OPEN"
+                    + " RSS_MIB USED_MIB COMMITTED_MIB");
             System.exit(2);
         }
         Path dir = Path.of(args[0]);
@@ -267,9 +269,13 @@ public final class BenchReport {
                         + "measures the rig, not the proxy%n", headroom, gw.target());
     }
 
-    /** One line of the streams10k table, from the load generator's JSON and what the script sampled. */
-    static String streamsRow(Path json, String jdk, String open, String rssMib, String usedMib, String committedMib)
-            throws IOException {
+    /**
+     * One line of the streams10k table, from the load generator's JSON and what the script sampled: {@code streams}
+     * paced streams at {@code tokensPerSecond} each. The pace is kept when at least 95 % of the asked events per
+     * second arrived, with an inter-token p99 at most twice the gap between tokens, and no error.
+     */
+    static String streamsRow(Path json, String jdk, int streams, int tokensPerSecond, String open, String rssMib,
+            String usedMib, String committedMib) throws IOException {
         JsonNode r = JSON.readTree(json.toFile());
         long errors = r.path("errors").asLong() + r.path("warmup_errors").asLong();
         StringBuilder kinds = new StringBuilder();
@@ -278,11 +284,15 @@ public final class BenchReport {
         if (kinds.length() > 0) {
             kinds.append(')');
         }
-        return String.format(Locale.ROOT, "| %s | %s | %d%s | %d | %.0f | %.1f / %.1f | %.1f / %.1f | %s | %s | %s |%n",
-                jdk, open, errors, kinds, r.path("requests").asLong(), r.path("events_per_second").asDouble(),
+        double asked = (double) streams * tokensPerSecond;
+        double eventsPerSecond = r.path("events_per_second").asDouble();
+        double itlP99Ms = r.path("itl_us").path("p99").asDouble() / 1000;
+        boolean kept = errors == 0 && eventsPerSecond >= 0.95 * asked && itlP99Ms <= 2 * 1000.0 / tokensPerSecond;
+        return String.format(Locale.ROOT, "| %s | %d | %s | %d%s | %d | %.0f (%.0f) | %.1f / %.1f | %.1f / %.1f | %s | %s | %s | %s |%n",
+                jdk, streams, open, errors, kinds, r.path("requests").asLong(), eventsPerSecond, asked,
                 r.path("ttft_us").path("p50").asDouble() / 1000, r.path("ttft_us").path("p99").asDouble() / 1000,
-                r.path("itl_us").path("p50").asDouble() / 1000, r.path("itl_us").path("p99").asDouble() / 1000,
-                rssMib, usedMib, committedMib);
+                r.path("itl_us").path("p50").asDouble() / 1000, itlP99Ms, kept ? "kept" : "not kept", rssMib, usedMib,
+                committedMib);
     }
 
     /** Workload name → description, in the bench's order. */

@@ -57,4 +57,31 @@ class BenchReportTest {
         assertThat(BenchReport.rateKept(openRow("gateway-jdk17", 3990, 0.3, 65.0, 0, 4000)))
                 .contains("kept the asked 4000 req/s");
     }
+
+    @Test
+    void streamsRow_paceKeptOnlyWithTheRateTheGapsAndNoError(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        String kept = BenchReport.streamsRow(result(dir, "a", 39_000, 95_000, 0), "17", 2000, 20, "2000", "300", "80",
+                "200");
+        String slow = BenchReport.streamsRow(result(dir, "b", 37_000, 60_000, 0), "17", 2000, 20, "2000", "300", "80",
+                "200");
+        String bursty = BenchReport.streamsRow(result(dir, "c", 39_500, 140_000, 0), "17", 2000, 20, "2000", "300", "80",
+                "200");
+        String failing = BenchReport.streamsRow(result(dir, "d", 39_500, 60_000, 3), "17", 2000, 20, "2000", "300", "80",
+                "200");
+
+        assertThat(kept).startsWith("| 17 | 2000 | 2000 | 0 |").contains("| 39000 (40000) |").contains("| kept |");
+        assertThat(slow).contains("| not kept |");   // 92.5 % of the asked events/s
+        assertThat(bursty).contains("| not kept |"); // inter-token p99 140 ms, over twice the 50 ms gap
+        assertThat(failing).contains("| not kept |");
+    }
+
+    private static java.nio.file.Path result(java.nio.file.Path dir, String name, double eventsPerSecond,
+            double itlP99Us, long errors) throws java.io.IOException {
+        java.nio.file.Path f = dir.resolve(name + ".json");
+        java.nio.file.Files.writeString(f, "{\"errors\":" + errors + ",\"warmup_errors\":0,\"requests\":1000,"
+                + "\"events_per_second\":" + eventsPerSecond + ",\"ttft_us\":{\"p50\":1000,\"p99\":2000},"
+                + "\"itl_us\":{\"p50\":50000,\"p99\":" + itlP99Us + "}}");
+        return f;
+    }
 }

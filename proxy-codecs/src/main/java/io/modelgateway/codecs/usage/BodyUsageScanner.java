@@ -59,8 +59,8 @@ public final class BodyUsageScanner {
     private byte[] capture;
     private int captureLength;
     private boolean capturing;
-    private byte[] found;
-    private int foundLength;
+    /** The last top-level usage object read, or null; read as soon as it closes (the piece holding it is gone after). */
+    private UsageCounts found;
     /** Where the top-level value is: {@link #BEFORE} it, {@link #INSIDE} it, or {@link #AFTER} it. */
     private int top = BEFORE;
     /** Something the structural check cannot accept was seen; sticky. */
@@ -171,14 +171,17 @@ public final class BodyUsageScanner {
                         top = AFTER;
                     }
                     if (capturing && depth == 1) {
-                        append(bytes, captureFrom, i + 1);
                         capturing = false;
-                        captureFrom = -1;
-                        if (captureLength > 0) {
-                            found = capture;
-                            foundLength = captureLength;
-                            capture = null;
+                        if (captureLength == 0 && i + 1 - captureFrom <= MAX_CAPTURE) {
+                            // The whole object is in this piece (the usual case): read in place, nothing copied.
+                            found = read(bytes, captureFrom, i + 1);
+                        } else {
+                            append(bytes, captureFrom, i + 1);
+                            if (captureLength > 0) {
+                                found = read(capture, 0, captureLength);
+                            }
                         }
+                        captureFrom = -1;
                     }
                 }
                 default -> {
@@ -224,10 +227,12 @@ public final class BodyUsageScanner {
      * {@link UsageCounts#implausible()} before believing it.
      */
     public UsageCounts counts() {
-        if (found == null) {
-            return null;
-        }
+        return found;
+    }
+
+    /** The counts of the usage object in {@code bytes[from, to)}, or null when it holds none the gateway can use. */
+    private static UsageCounts read(byte[] bytes, int from, int to) {
         UsageCounts counts = new UsageCounts();
-        return counts.read(found, 0, foundLength) && (counts.known() || counts.implausible()) ? counts : null;
+        return counts.read(bytes, from, to) && (counts.known() || counts.implausible()) ? counts : null;
     }
 }

@@ -696,12 +696,12 @@ public final class AnswerWriter {
             if (!pendingMerged) {
                 ByteBuf merged = ctx.alloc().directBuffer(
                         Math.max(MERGE_CAPACITY, pending.readableBytes() + piece.readableBytes()));
-                merged.writeBytes(pending);
+                append(merged, pending);
                 pending.release();
                 pending = merged;
                 pendingMerged = true;
             }
-            pending.writeBytes(piece); // grows the buffer when needed
+            append(pending, piece); // grows the buffer when needed
         } finally {
             piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
         }
@@ -710,6 +710,18 @@ public final class AnswerWriter {
             // the connection's writability (which pauses the provider for a slow client) sees them (design rule 8).
             writePending();
         }
+    }
+
+    /**
+     * Copies {@code src}'s readable bytes to the end of {@code dst} (growing it when needed). Read from the source
+     * into the destination rather than {@code dst.writeBytes(src)}: Netty's adaptive buffers take the latter through
+     * a {@code java.nio} view of the source, an object per copy, the former as a plain memory copy.
+     */
+    private static void append(ByteBuf dst, ByteBuf src) {
+        int n = src.readableBytes();
+        dst.ensureWritable(n);
+        src.getBytes(src.readerIndex(), dst, dst.writerIndex(), n);
+        dst.writerIndex(dst.writerIndex() + n);
     }
 
     /** The chunks merged so far, out as one, before whatever is written next. */

@@ -38,7 +38,7 @@ final class ProvidersSection extends ConfigReader {
     private static final List<String> PROVIDER_FIELDS = List.of("type", "base_url", "api_key", "headers",
             "forward_headers", "connect_timeout_ms", "simulator", "max_tokens_field", "reasoning_details", "cooldown",
             "timeouts", "anthropic_beta", "ca_file", "insecure_skip_verify",
-            "api_version", "entra_token", // azure_openai
+            "api_version", "entra_token", "entra", // azure_openai
             // type bedrock
             "region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token",
             "project", "location", "credentials_file", // vertex and gemini (GoogleProviders)
@@ -46,6 +46,14 @@ final class ProvidersSection extends ConfigReader {
     /** The fields only a bedrock provider takes. */
     private static final List<String> BEDROCK_FIELDS =
             List.of("region", "aws_access_key_id", "aws_secret_access_key", "aws_session_token");
+    /** The fields of an azure_openai provider's {@code entra} block. */
+    private static final List<String> ENTRA_FIELDS =
+            List.of("tenant_id", "client_id", "client_secret", "scope", "token_url");
+    /** A Microsoft Entra tenant: its id (a GUID) or a domain name; it goes into the token endpoint's path. */
+    private static final Pattern ENTRA_TENANT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9.-]{0,127}");
+    /** A Microsoft Entra application (client) id: a GUID. */
+    private static final Pattern GUID =
+            Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
     /** An AWS region name: {@code us-east-1}, {@code eu-central-2}, {@code us-gov-west-1}, … */
     private static final Pattern AWS_REGION = Pattern.compile("[a-z]{2,}(-[a-z0-9]+)+");
     private static final List<String> TIMEOUT_FIELDS = List.of("first_byte_ms", "stream_idle_ms", "total_ms");
@@ -402,12 +410,13 @@ final class ProvidersSection extends ConfigReader {
 
     /**
      * The azure_openai settings: {@code api_version} (left out: the v1 paths) and which credential is sent — exactly
-     * one of {@code api_key} (the {@code api-key} header) and {@code entra_token} (a Microsoft Entra access token, as
-     * {@code Authorization: Bearer}). Null for other types, which may use neither field.
+     * one of {@code api_key} (the {@code api-key} header), {@code entra_token} (a Microsoft Entra access token, as
+     * {@code Authorization: Bearer}) and {@code entra} (an Entra application whose tokens the gateway obtains). Null
+     * for other types, which may use none of these fields.
      */
     private AzureSettings azure(Section p, ProviderType type, String apiKey) throws ConfigException {
         if (type != ProviderType.AZURE_OPENAI) {
-            for (String field : List.of("api_version", "entra_token")) {
+            for (String field : List.of("api_version", "entra_token", "entra")) {
                 if (p.field(field) != null) {
                     throw error(p.pathOf(field), p.lineOf(field), "only used by type azure_openai");
                 }
@@ -427,14 +436,110 @@ final class ProvidersSection extends ConfigReader {
             throw error(p.pathOf("entra_token"), p.lineOf("entra_token"),
                     "give either api_key or entra_token, not both");
         }
+        if (p.field("entra") != null) {
+            if (entra || p.field("api_key") != null) {
+                throw error(p.pathOf("entra"), p.lineOf("entra"), "give one credential: api_key, entra_token or "
+                        + "entra (the gateway obtains the tokens of the entra application itself)");
+            }
+            return new AzureSettings(version, AzureSettings.Credential.ENTRA_ID, entra(p));
+        }
         if (!entra && apiKey == null) {
             throw error(p.pathOf(p.field("api_key") != null ? "api_key" : "type"),
                     p.lineOf(p.field("api_key") != null ? "api_key" : "type"),
-                    "type azure_openai needs a credential: api_key (e.g. ${AZURE_OPENAI_API_KEY}) or entra_token "
+                    "type azure_openai needs a credential: api_key (e.g. ${AZURE_OPENAI_API_KEY}), entra (a "
+                            + "Microsoft Entra ID application: tenant_id, client_id, client_secret) or entra_token "
                             + "(a Microsoft Entra access token, e.g. ${AZURE_OPENAI_AD_TOKEN})");
         }
         return new AzureSettings(version,
                 entra ? AzureSettings.Credential.ENTRA_TOKEN : AzureSettings.Credential.API_KEY);
+    }
+
+    /**
+     * {@code entra}: the Microsoft Entra ID application whose client-credentials grant obtains the provider's tokens —
+     * {@code tenant_id}, {@code client_id}, {@code client_secret} (an environment reference, never written in the
+     * file), {@code scope} (default Azure OpenAI's {@code .default} scope) and {@code token_url} (default the tenant's
+     * endpoint at {@code login.microsoftonline.com}; another for sovereign clouds and tests).
+     */
+    private AzureSettings.Entra entra(Section p) throws ConfigException {
+        Section e = p.section("entra");
+        e.allowOnly(ENTRA_FIELDS);
+        String tenant = e.requiredString("tenant_id").strip();
+        if (!ENTRA_TENANT.matcher(tenant).matches()) {
+            throw error(e.pathOf("tenant_id"), e.lineOf("tenant_id"), "must be the directory (tenant) id, a GUID, "
+                    + "or its domain such as contoso.onmicrosoft.com");
+        }
+        if (List.of("common", "organizations", "consumers").contains(tenant.toLowerCase(Locale.ROOT))) {
+            throw error(e.pathOf("tenant_id"), e.lineOf("tenant_id"), "the client-credentials grant needs the "
+                    + "application's own tenant, not '" + tenant + "'");
+        }
+        String clientId = e.requiredString("client_id").strip();
+        if (!GUID.matcher(clientId).matches()) {
+            throw error(e.pathOf("client_id"), e.lineOf("client_id"), "must be the application (client) id, a GUID "
+                    + "such as 00000000-0000-0000-0000-000000000000");
+        }
+        String scope = e.string("scope");
+        scope = scope == null ? AzureSettings.Entra.DEFAULT_SCOPE : scope.strip();
+        if (scope.isEmpty() || hasWhitespace(scope) || !scope.endsWith("/.default")) {
+            throw error(e.pathOf("scope"), e.lineOf("scope"), "the client-credentials grant takes one scope, the "
+                    + "resource's followed by /.default (e.g. " + AzureSettings.Entra.DEFAULT_SCOPE + ")");
+        }
+        URI tokenUrl = e.field("token_url") == null ? AzureSettings.Entra.defaultTokenUrl(tenant) : tokenUrl(e);
+        return new AzureSettings.Entra(tenant, clientId, clientSecret(e), scope, tokenUrl);
+    }
+
+    /** {@code entra.client_secret}: only from the environment, never empty, printable ASCII without spaces. */
+    private String clientSecret(Section e) throws ConfigException {
+        String path = e.pathOf("client_secret");
+        int line = e.lineOf("client_secret");
+        Scalar raw = e.scalar("client_secret");
+        if (raw == null) {
+            throw e.missing("client_secret");
+        }
+        if (!EnvExpander.hasReference(raw.text())) {
+            throw error(path, line, "must be an environment reference such as ${AZURE_CLIENT_SECRET}: the client "
+                    + "secret is never written in the file");
+        }
+        String value = expand(raw.text(), path, line).strip();
+        if (value.isEmpty()) {
+            throw error(path, line, "is empty (is the environment variable set?)");
+        }
+        if (!value.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw error(path, line, "must be printable ASCII without spaces");
+        }
+        return value;
+    }
+
+    /**
+     * {@code entra.token_url}: an http(s) URL with a host, no credentials, query or fragment; plain http only to a
+     * loopback address, since the client secret travels in the request.
+     */
+    private URI tokenUrl(Section e) throws ConfigException {
+        String path = e.pathOf("token_url");
+        int line = e.lineOf("token_url");
+        URI uri;
+        try {
+            uri = new URI(e.requiredString("token_url").strip());
+        } catch (URISyntaxException x) {
+            throw error(path, line, "is not a valid URL");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+            throw error(path, line, "must be an http:// or https:// URL with a host");
+        }
+        if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw error(path, line, "must not hold credentials, a query or a fragment");
+        }
+        if (scheme.equals("http") && !isLoopback(uri.getHost())) {
+            throw error(path, line, "must be https: the client secret is sent to it (plain http only to a loopback "
+                    + "address, such as a local test endpoint)");
+        }
+        return uri;
+    }
+
+    /** {@code localhost}, an address in 127.0.0.0/8, or {@code [::1]}: a literal, never a name lookup. */
+    private static boolean isLoopback(String host) {
+        return host.equalsIgnoreCase("localhost") || host.equals("[::1]")
+                || host.matches("127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}");
     }
 
     /** {@code entra_token}: a Microsoft Entra access token, from the environment; never empty. */

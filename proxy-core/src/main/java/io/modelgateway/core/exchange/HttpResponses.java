@@ -1,6 +1,5 @@
 package io.modelgateway.core.exchange;
 
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 
 import io.modelgateway.codecs.ApiStyle;
@@ -37,9 +36,10 @@ public final class HttpResponses {
     public static final AsciiString APPLICATION_JSON = AsciiString.cached("application/json");
     /**
      * Headers the gateway makes from values already validated (its own constants, config values checked at load,
-     * header values an HTTP decoder accepted): no re-validation on every {@code set}.
+     * header values an HTTP decoder accepted): no re-validation on every {@code set}, and the small flat table of
+     * {@link ArrayHttpHeaders}.
      */
-    public static final HttpHeadersFactory TRUSTED_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+    public static final HttpHeadersFactory TRUSTED_HEADERS = ArrayHttpHeaders.TRUSTED;
 
     private HttpResponses() {
     }
@@ -95,7 +95,7 @@ public final class HttpResponses {
             String requestId, boolean keepAlive, String retryAfter) {
         ByteBuf body = ErrorBodies.body(ctx.alloc(), style, error, requestId);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(error.kind().status(style)), body);
+                HttpResponseStatus.valueOf(error.kind().status(style)), body, TRUSTED_HEADERS, TRUSTED_HEADERS);
         if (retryAfter != null) {
             response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
         }
@@ -112,7 +112,8 @@ public final class HttpResponses {
         GatewayError error = new GatewayError(ErrorKind.METHOD_NOT_ALLOWED, "Method not allowed; use "
                 + allow.replace(", ", " or ") + ".", null, "method_not_allowed");
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.METHOD_NOT_ALLOWED, ErrorBodies.body(ctx.alloc(), style, error, requestId));
+                HttpResponseStatus.METHOD_NOT_ALLOWED, ErrorBodies.body(ctx.alloc(), style, error, requestId),
+                TRUSTED_HEADERS, TRUSTED_HEADERS);
         response.headers().set(HttpHeaderNames.ALLOW, allow);
         return send(ctx, response, requestId, keepAlive);
     }
@@ -127,7 +128,8 @@ public final class HttpResponses {
             String retryAfter) {
         ByteBuf body = ErrorBodies.body(ctx.alloc(), request.style(), error, request.requestId());
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(error.kind().status(request.style())), body);
+                HttpResponseStatus.valueOf(error.kind().status(request.style())), body, TRUSTED_HEADERS,
+                TRUSTED_HEADERS);
         request.decorate(response.headers());
         if (retryAfter != null) {
             response.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
@@ -140,7 +142,8 @@ public final class HttpResponses {
     /** Writes a small JSON body (already encoded) with status 200 or the given one. */
     public static ChannelFuture sendJson(ChannelHandlerContext ctx, HttpResponseStatus status, ByteBuf body,
             String requestId, boolean keepAlive) {
-        return send(ctx, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body), requestId, keepAlive);
+        return send(ctx, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body, TRUSTED_HEADERS,
+                TRUSTED_HEADERS), requestId, keepAlive);
     }
 
     private static ChannelFuture send(ChannelHandlerContext ctx, FullHttpResponse response, String requestId,

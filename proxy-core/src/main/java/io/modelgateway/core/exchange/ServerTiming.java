@@ -1,6 +1,7 @@
 package io.modelgateway.core.exchange;
 
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The {@code Server-Timing} header of every answer to an API request: {@code gateway;dur=G} — the gateway's own time
@@ -15,29 +16,54 @@ public final class ServerTiming {
     private ServerTiming() {
     }
 
-    /** The header's value for {@code record} with the head going out at {@code nowNanos}. */
-    public static String value(ExchangeRecord record, long nowNanos) {
+    private static final byte[] GATEWAY = "gateway;dur=".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] UPSTREAM = ", upstream;dur=".getBytes(StandardCharsets.US_ASCII);
+    /** Both parts at their longest: the labels, and two durations of up to 19 digits, a point and three decimals. */
+    private static final int MAX_LENGTH = 12 + 15 + 2 * 21;
+
+    /**
+     * The header's value for {@code record} with the head going out at {@code nowNanos}: ASCII bytes wrapped as they
+     * were written (one array, no string), which the encoder copies as they are.
+     */
+    public static AsciiString value(ExchangeRecord record, long nowNanos) {
         long upstream = record.upstreamLatencyNanos();
         long gateway = Math.max(0, nowNanos - record.startNanos() - Math.max(0, upstream));
-        StringBuilder sb = new StringBuilder(48).append("gateway;dur=");
-        millis(sb, gateway);
+        byte[] b = new byte[MAX_LENGTH];
+        System.arraycopy(GATEWAY, 0, b, 0, GATEWAY.length);
+        int n = millis(b, GATEWAY.length, gateway);
         if (upstream >= 0) {
-            millis(sb.append(", upstream;dur="), upstream);
+            System.arraycopy(UPSTREAM, 0, b, n, UPSTREAM.length);
+            n = millis(b, n + UPSTREAM.length, upstream);
         }
-        return sb.toString();
+        return new AsciiString(b, 0, n, false);
     }
 
-    /** Non-negative nanoseconds as milliseconds with exactly three decimals, without floating point. */
-    static void millis(StringBuilder sb, long nanos) {
+    /**
+     * Non-negative nanoseconds as milliseconds with exactly three decimals, without floating point, into {@code b}
+     * at {@code at}; returns the index after it.
+     */
+    static int millis(byte[] b, int at, long nanos) {
         long micros = nanos / 1000;
-        sb.append(micros / 1000).append('.');
+        int end = digits(b, at, micros / 1000);
+        b[end] = '.';
         int frac = (int) (micros % 1000);
-        if (frac < 100) {
-            sb.append('0');
+        b[end + 1] = (byte) ('0' + frac / 100);
+        b[end + 2] = (byte) ('0' + frac / 10 % 10);
+        b[end + 3] = (byte) ('0' + frac % 10);
+        return end + 4;
+    }
+
+    /** The decimal digits of {@code v} (not negative) at {@code at}; returns the index after them. */
+    private static int digits(byte[] b, int at, long v) {
+        int count = 1;
+        for (long x = v; x >= 10; x /= 10) {
+            count++;
         }
-        if (frac < 10) {
-            sb.append('0');
-        }
-        sb.append(frac);
+        int i = at + count;
+        do {
+            b[--i] = (byte) ('0' + v % 10);
+            v /= 10;
+        } while (v > 0);
+        return at + count;
     }
 }

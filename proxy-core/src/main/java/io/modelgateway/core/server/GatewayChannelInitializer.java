@@ -1,5 +1,6 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 
@@ -173,6 +174,8 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         RequestTimeouts timeouts = new RequestTimeouts(server.requestTimeoutMs(), server.idleTimeoutMs());
         p.addLast(PipelineNames.REQUEST_TIMEOUTS, timeouts);
         p.addLast(PipelineNames.HTTP_CODEC, new HttpServerCodec(new HttpDecoderConfig()
+                .setHeadersFactory(ArrayHttpHeaders.VALIDATING)
+                .setTrailersFactory(ArrayHttpHeaders.VALIDATING_TRAILERS)
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
                 .setMaxChunkSize(65536)));
@@ -198,6 +201,9 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
                 .initialSettings(settings)
                 .validateHeaders(true)
+                // PING and SETTINGS are answered by the connection guard, which stops answering a flood.
+                .autoAckPingFrame(false)
+                .autoAckSettingsFrame(false)
                 // Rapid reset (CVE-2023-44487): a client's resets, and the resets it makes the gateway send.
                 .decoderEnforceMaxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS)
                 .encoderEnforceMaxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS)

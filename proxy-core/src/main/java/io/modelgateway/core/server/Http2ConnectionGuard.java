@@ -1,13 +1,19 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.HttpResponses;
+
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
+import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2PingFrame;
+import io.netty.handler.codec.http2.Http2SettingsAckFrame;
 import io.netty.handler.codec.http2.Http2SettingsFrame;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -23,10 +29,11 @@ import java.util.logging.Logger;
  * <ul>
  *   <li>Idle timeout: a connection with no stream open for {@code idle_timeout_ms} is closed with GOAWAY
  *       (NO_ERROR). Control frames do not count as activity, so pings cannot keep an idle connection open.</li>
- *   <li>Control-frame flood (SETTINGS and PING, CVE-2019-9512/9515): the codec answers each, so a peer that sends
- *       more than {@link #MAX_CONTROL_FRAMES} of them within {@link #CONTROL_WINDOW_NANOS} gets GOAWAY
- *       (ENHANCE_YOUR_CALM) and the connection is closed; a peer that sends them without reading the answers is
- *       cut off by the codec's own cap on queued control frames.</li>
+ *   <li>Control-frame flood (SETTINGS and PING, CVE-2019-9512/9515): this guard answers them (the codec's
+ *       auto-ack is off), so a peer that sends more than {@link #MAX_CONTROL_FRAMES} of them within
+ *       {@link #CONTROL_WINDOW_NANOS} gets no more answers, a GOAWAY (ENHANCE_YOUR_CALM) and a lingering close; a
+ *       peer that sends them without reading the answers is cut off by the codec's own cap on queued control
+ *       frames.</li>
  *   <li>Drain ({@link StreamGuard#DRAIN}): GOAWAY (NO_ERROR) so the client opens no new stream, the streams open
  *       finish, and the connection closes when the last one does. At the deadline
  *       ({@link StreamGuard#DRAIN_DEADLINE}) each open stream is told, so a stream answer ends with the style's
@@ -97,14 +104,49 @@ public final class Http2ConnectionGuard extends ChannelDuplexHandler {
                             + TimeUnit.NANOSECONDS.toSeconds(CONTROL_WINDOW_NANOS) + " s; closing the connection");
                     goAwayAndClose(ctx, Http2Error.ENHANCE_YOUR_CALM);
                 }
-                return; // neither frame is reference-counted
+                return; // not answered: neither frame is reference-counted
+            }
+            // The codec leaves the answers to this guard (auto-ack off), so a flood past the limit gets none: the rest
+            // of a read already in the codec costs nothing more, however the transport splits the reads.
+            if (msg instanceof Http2PingFrame ping && !ping.ack()) {
+                ctx.write(new DefaultHttp2PingFrame(ping.content(), true));
+            } else if (msg instanceof Http2SettingsFrame) {
+                ctx.write(Http2SettingsAckFrame.INSTANCE); // the codec applies the peer's settings as the ack goes out
             }
         }
         ctx.fireChannelRead(msg);
     }
 
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush(); // the acks written while the read was decoded
+        ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * GOAWAY, then a lingering close: a flooding peer has more frames in flight, and closing a socket with unread
+     * input makes the kernel reset it, which can destroy the GOAWAY before the peer reads it. What still arrives is
+     * dropped in front of the codec (it answers nothing more) until the peer closes or the linger ends.
+     */
     private static void goAwayAndClose(ChannelHandlerContext ctx, Http2Error error) {
-        ctx.writeAndFlush(new DefaultHttp2GoAwayFrame(error)).addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(new DefaultHttp2GoAwayFrame(error)).addListener(f -> {
+            Channel ch = ctx.channel();
+            if (ch.pipeline().get(PipelineNames.H2_CODEC) != null) {
+                ch.pipeline().addBefore(PipelineNames.H2_CODEC, PipelineNames.DISCARD, DiscardInbound.INSTANCE);
+            }
+            HttpResponses.lingeringClose(ch);
+        });
+    }
+
+    /** Drops everything read: the input of a connection that is only being closed. */
+    @Sharable
+    static final class DiscardInbound extends ChannelInboundHandlerAdapter {
+        static final DiscardInbound INSTANCE = new DiscardInbound();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg);
+        }
     }
 
     @Override

@@ -9,6 +9,8 @@ public final class PipelineNames {
     public static final String H2C_DETECTOR = "h2c-detector";
     /** HTTP/2 connection. */
     public static final String H2_CODEC = "h2-codec";
+    /** In front of the h2 codec of a connection closed after a GOAWAY: drops what is still read. */
+    public static final String DISCARD = "discard";
     public static final String H2_CONNECTION = "h2-connection";
     public static final String H2_MULTIPLEX = "h2-multiplex";
     /** HTTP/2 stream, before the answer boundary. */

@@ -18,7 +18,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -101,7 +100,7 @@ public final class SimulatorExchange implements Exchange, SimulatedPacer.Sink, A
 
     /** The headers a provider would send with this answer (its own request id is the gateway's to replace). */
     private static HttpHeaders headers(SimulatedResponse response) {
-        HttpHeaders h = new DefaultHttpHeaders();
+        HttpHeaders h = HttpResponses.TRUSTED_HEADERS.newHeaders();
         h.set(HttpHeaderNames.CONTENT_TYPE, response.contentType());
         if (!response.isStream()) {
             h.setInt(HttpHeaderNames.CONTENT_LENGTH, response.body().length);

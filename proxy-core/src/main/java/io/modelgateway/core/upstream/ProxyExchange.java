@@ -119,9 +119,10 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         if (target.bedrock != null && !startBedrock()) {
             return;
         }
-        if (target.googleTokens != null && target.googleTokens.header() == null) {
-            // vertex: no valid access token yet (the first request, or after an idle hour): wait for one, off the loop
-            target.googleTokens.whenValid(ctx.executor(), h -> acquire(), this::tokenFailed);
+        if (target.tokens != null && target.tokens.header() == null) {
+            // vertex, or azure_openai with an Entra application: no valid access token yet (the first request, or
+            // after an idle hour): wait for one, off the loop; none to be had is a 503 / 529 naming why (GD-33)
+            target.tokens.whenValid(ctx.executor(), h -> acquire(), this::tokenFailed);
             return;
         }
         acquire();

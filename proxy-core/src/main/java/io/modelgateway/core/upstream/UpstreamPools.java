@@ -10,6 +10,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.modelgateway.core.config.UpstreamTls;
@@ -49,6 +50,8 @@ public final class UpstreamPools implements AutoCloseable {
      * rather than something the decoder repairs.
      */
     private static final HttpDecoderConfig UPSTREAM_DECODER = new HttpDecoderConfig()
+            .setHeadersFactory(ArrayHttpHeaders.VALIDATING)
+            .setTrailersFactory(ArrayHttpHeaders.VALIDATING_TRAILERS)
             .setMaxInitialLineLength(4096)
             .setMaxHeaderSize(65536)
             .setMaxChunkSize(65536)

@@ -64,10 +64,10 @@ final class UpstreamRequests {
         if (target.credentialName != null) {
             h.set(target.credentialName, target.credentialValue);
         }
-        if (target.googleTokens != null) {
+        if (target.tokens != null) {
             // ProxyExchange started this request only once a valid token existed; one expiring meanwhile is refreshed
             // by the next request and the upstream's 401 is retried like any failure.
-            AsciiString bearer = target.googleTokens.header();
+            AsciiString bearer = target.tokens.header();
             if (bearer != null) {
                 h.set(HttpHeaderNames.AUTHORIZATION, bearer);
             }

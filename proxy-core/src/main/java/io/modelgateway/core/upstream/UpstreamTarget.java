@@ -32,8 +32,9 @@ import java.util.Map;
  * validated when the client's or the upstream's request was decoded.
  *
  * <p>It also holds the provider's {@link SecretRedactor}: what the gateway itself sends to this provider and must
- * never reach a caller — the {@code api_key} and the values of extra headers whose names say they hold a secret
- * (see {@link #isSecretHeader}) — so that an upstream echoing them in an error answer does not hand them on.
+ * never reach a caller — the {@code api_key}, an Entra application's client secret, and the values of extra headers
+ * whose names say they hold a secret (see {@link #isSecretHeader}) — so that an upstream echoing them in an error
+ * answer does not hand them on.
  */
 public final class UpstreamTarget {
     /** Headers made by the gateway from values already validated: no re-validation on every {@code set}. */
@@ -56,8 +57,11 @@ public final class UpstreamTarget {
     private final AzurePaths azurePaths;
     /** vertex and gemini: their paths by model; null for every other type. */
     final GooglePaths googlePaths;
-    /** vertex: its access tokens (the credential changes hourly); null for every other type. */
-    final GoogleTokens googleTokens;
+    /**
+     * The access tokens the gateway obtains and refreshes (the credential changes hourly): vertex's service account,
+     * or an azure_openai provider's Entra ID application; null for every other provider.
+     */
+    final AccessTokens tokens;
     /** {@code authorization} or {@code x-api-key}; null when the provider has no key. */
     final AsciiString credentialName;
     final AsciiString credentialValue;
@@ -90,8 +94,7 @@ public final class UpstreamTarget {
         }
         azurePaths = provider.azure() == null ? null : new AzurePaths(provider.azure());
         googlePaths = provider.google() == null ? null : new GooglePaths(provider.type(), provider.google());
-        googleTokens = provider.google() == null || provider.google().account() == null ? null
-                : GoogleTokens.of(provider.google().account());
+        tokens = tokens(provider);
         String key = provider.apiKey();
         if (key == null) {
             credentialName = null;
@@ -117,6 +120,9 @@ public final class UpstreamTarget {
         if (key != null) {
             secrets.add(key);
         }
+        if (provider.azure() != null && provider.azure().entra() != null) {
+            secrets.add(provider.azure().entra().clientSecret());
+        }
         Map<String, String> extra = provider.headers();
         extraNames = new AsciiString[extra.size()];
         extraValues = new AsciiString[extra.size()];
@@ -140,6 +146,16 @@ public final class UpstreamTarget {
         }
         bedrock = aws == null ? null : new BedrockTarget(aws);
         redactor = new SecretRedactor(secrets);
+    }
+
+    private static AccessTokens tokens(ProviderConfig provider) {
+        if (provider.google() != null && provider.google().account() != null) {
+            return AccessTokens.of(new ServiceAccountGrant(provider.google().account()));
+        }
+        if (provider.azure() != null && provider.azure().entra() != null) {
+            return AccessTokens.of(new EntraGrant(provider.azure().entra()));
+        }
+        return null;
     }
 
     /**

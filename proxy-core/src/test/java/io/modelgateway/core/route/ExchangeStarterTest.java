@@ -61,16 +61,15 @@ class ExchangeStarterTest {
         StringBuilder body = new StringBuilder();
         Object o;
         boolean last = false;
-        int events = 0;
         while ((o = ch.readOutbound()) != null) {
             HttpContent c = (HttpContent) o;
             body.append(c.content().toString(StandardCharsets.UTF_8));
             last = c instanceof LastHttpContent;
-            events++;
             c.release();
         }
         assertThat(last).isTrue();
-        assertThat(events).isGreaterThan(3);
+        // Events due at the same moment (this simulator has no pace) leave in one chunk: count the events themselves.
+        assertThat(body.toString().split("\n\n", -1)).hasSizeGreaterThan(4);
         assertThat(body.toString()).startsWith("data: {").endsWith("data: [DONE]\n\n");
     }
 

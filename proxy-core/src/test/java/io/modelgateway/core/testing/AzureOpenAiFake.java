@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * completions and embeddings under the deployment paths ({@code /openai/deployments/{deployment}/chat/completions
  * ?api-version=…}) and the v1 paths ({@code /openai/v1/chat/completions}, the deployment in the body's {@code model}),
  * authenticated by the {@code api-key} header or a Microsoft Entra bearer token (on v1 also the key as a bearer, as
- * the plain OpenAI client sends it). Answers carry Azure's additions: {@code prompt_filter_results} (in a stream, a
+ * the plain OpenAI client sends it): {@link #ENTRA_TOKEN}, or one an {@link EntraFake} it {@link #trust}s issued. Answers carry Azure's additions: {@code prompt_filter_results} (in a stream, a
  * first chunk with no choices and empty {@code id} and {@code model}) and per-choice {@code content_filter_results}.
  *
  * <p>It refuses what Azure refuses, with Azure's bodies: a missing or wrong credential (401), an unknown path or API
@@ -65,6 +65,8 @@ public final class AzureOpenAiFake implements AutoCloseable {
     private static final String[] CATEGORIES = {"hate", "self_harm", "sexual", "violence"};
 
     private final ScriptedUpstream server;
+    /** The Entra access tokens this resource takes, besides {@link #ENTRA_TOKEN}: none unless {@link #trust} says. */
+    private volatile EntraFake entra;
     private final AtomicInteger throttle = new AtomicInteger();
     private final AtomicInteger ids = new AtomicInteger();
 
@@ -85,6 +87,14 @@ public final class AzureOpenAiFake implements AutoCloseable {
     /** Connections the fake accepted. */
     public int connections() {
         return server.connections.get();
+    }
+
+    /**
+     * Takes the tokens {@code issuer} issued for Azure OpenAI's audience ({@code https://cognitiveservices.azure.com})
+     * and not yet expired, as Azure takes the tokens of the tenant's Entra ID.
+     */
+    public void trust(EntraFake issuer) {
+        entra = issuer;
     }
 
     /** The next {@code n} requests get Azure's 429 (rate limit) with {@code retry-after: 1}. */
@@ -161,7 +171,7 @@ public final class AzureOpenAiFake implements AutoCloseable {
     }
 
     /** Azure's 401s: the key on {@code api-key} (either form) or a bearer token (the key too, on v1). */
-    private static Script unauthorized(Received r, boolean v1Form) {
+    private Script unauthorized(Received r, boolean v1Form) {
         List<String> keys = r.all("api-key");
         List<String> authorizations = r.all("authorization");
         if (keys.size() + authorizations.size() != 1) {
@@ -175,7 +185,9 @@ public final class AzureOpenAiFake implements AutoCloseable {
                     + "a correct regional API endpoint for your resource.");
         }
         String a = authorizations.get(0);
-        if (a.equals("Bearer " + ENTRA_TOKEN) || v1Form && a.equals("Bearer " + API_KEY)) {
+        EntraFake issuer = entra;
+        if (a.equals("Bearer " + ENTRA_TOKEN) || v1Form && a.equals("Bearer " + API_KEY)
+                || issuer != null && a.startsWith("Bearer ") && issuer.accepts(a.substring(7), EntraFake.AUDIENCE)) {
             return null;
         }
         return error(401, "401", "Unauthorized. Access token is missing, invalid, audience is incorrect "

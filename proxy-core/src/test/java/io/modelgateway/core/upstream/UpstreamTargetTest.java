@@ -88,6 +88,22 @@ class UpstreamTargetTest {
     }
 
     @Test
+    void azure_entraApplication_tokensObtainedNotConfigured_clientSecretRedacted_sharedBySameApplication() {
+        io.modelgateway.core.config.AzureSettings.Entra app = new io.modelgateway.core.config.AzureSettings.Entra(
+                "t1", "b1a2c3d4-e5f6-4789-9abc-def012345678", "Xy8Q~client-secret-value-0123",
+                io.modelgateway.core.config.AzureSettings.Entra.DEFAULT_SCOPE,
+                io.modelgateway.core.config.AzureSettings.Entra.defaultTokenUrl("t1"));
+        java.util.function.Supplier<ProviderConfig> provider = () -> new ProviderConfig("az", ProviderType.AZURE_OPENAI,
+                URI.create("https://my-resource.openai.azure.com"), null, Map.of(), List.of(), 1000, null,
+                "max_completion_tokens", false, null, null, null, null, new io.modelgateway.core.config.AzureSettings(
+                        null, io.modelgateway.core.config.AzureSettings.Credential.ENTRA_ID, app));
+        UpstreamTarget t = new UpstreamTarget(provider.get());
+        assertThat((Object) t.credentialName).as("the header comes from the token cache, per request").isNull();
+        assertThat(t.tokens).isNotNull().isSameAs(new UpstreamTarget(provider.get()).tokens);
+        assertThat(t.redactor.redact("echo Xy8Q~client-secret-value-0123")).isEqualTo("echo [redacted]");
+    }
+
+    @Test
     void azure_deploymentName_cannotAddASegmentOrAQuery() {
         assertThat(AzurePaths.encode("my.gpt-4o_v2~x")).isEqualTo("my.gpt-4o_v2~x");
         assertThat(AzurePaths.encode("a/../b?x=1#f")).isEqualTo("a%2F..%2Fb%3Fx%3D1%23f");
