@@ -115,8 +115,8 @@ final class GeminiChunk {
         }
         int dataLen = sse.read(event);
         if (sse.bareDataLine()) {
-            // This reader has always refused a colon-less data line (the others take it as empty data, as the
-            // SSE spec does); which of the two is right for Gemini is a change of its own.
+            // Unlike the other stream readers, which take a colon-less data line as empty data (as the SSE spec
+            // does), a Gemini event with one is unreadable; making them agree is a behaviour change of its own.
             throw new IOException("a data line without a colon");
         }
         if (dataLen < 0) {
