@@ -18,7 +18,9 @@
  * translator is configured with is {@code <translator>Options}.
  * Helpers of one direction are named for what they are ({@link MessagesStreamEvent}: one messages-style stream
  * event as read; {@link ChatToolNames}: tool names as the chat upstream knows them; {@link SseData}: the joined {@code data:} lines of one
- * SSE event, as every stream reader takes them). {@link ErrorTranslator}
+ * SSE event, as every stream reader takes them). The caller's side of a translated stream is one writer per style,
+ * shared by the translators into it: {@link ChatChunks}, {@link MessagesEvents}, {@link ResponsesEvents}; a Gemini
+ * stream is read for either caller through {@link GeminiStream}. {@link ErrorTranslator}
  * reads an error body of either style and is used by both directions; {@link EmbeddingsBase64} rewrites an
  * embeddings answer within the OpenAI style.
  */
