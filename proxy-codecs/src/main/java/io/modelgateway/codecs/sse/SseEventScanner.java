@@ -33,6 +33,7 @@ public final class SseEventScanner {
 
     private final ByteBufAllocator alloc;
     private final int maxEventBytes;
+    private final LineEnd lineEnd = new LineEnd();
     /**
      * The current, unfinished event from earlier reads: a composite of up to {@link #MAX_SLICES} slices, or one
      * buffer the pieces are copied into; null when none.
@@ -83,7 +84,7 @@ public final class SseEventScanner {
             lastWasCr = false;
         }
         while (i < end) {
-            int j = in.forEachByte(i, end - i, ByteProcessor.FIND_CRLF);
+            int j = in.forEachByte(i, end - i, lineEnd);
             if (j < 0) {
                 lineEnds = 0;
                 lastWasCr = false;
@@ -93,7 +94,7 @@ public final class SseEventScanner {
                 lineEnds = 0;
                 lastWasCr = false;
             }
-            byte b = in.getByte(j);
+            byte b = lineEnd.found;
             if (b == '\n' && lastWasCr) {
                 lastWasCr = false; // second half of CR LF; already counted
                 if (lineEnds >= 2) {
@@ -173,6 +174,23 @@ public final class SseEventScanner {
                 pending = copy;
             }
             pending.writeBytes(in, from, n); // grows by doubling: linear in the event's length overall
+        }
+    }
+
+    /**
+     * Stops at a CR or an LF and keeps which one it was, so that the scan need not read that byte again through the
+     * buffer's checked {@code getByte} (on a slice, a bounds check and the parent's reference count per call).
+     */
+    private static final class LineEnd implements ByteProcessor {
+        byte found;
+
+        @Override
+        public boolean process(byte b) {
+            if (b == '\r' || b == '\n') {
+                found = b;
+                return false;
+            }
+            return true;
         }
     }
 

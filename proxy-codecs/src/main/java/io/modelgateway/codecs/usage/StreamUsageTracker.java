@@ -26,6 +26,8 @@ public final class StreamUsageTracker {
     /** {@code "usage}: followed by the closing quote, or by {@link #METADATA} (Gemini's {@code usageMetadata}). */
     private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
     private static final byte[] METADATA = {'M', 'e', 't', 'a', 'd', 'a', 't', 'a', '"'};
+    /** Stops at a quote: the backward search jumps from quote to quote (one bounds check per search, not per byte). */
+    private static final ByteProcessor FIND_QUOTE = new ByteProcessor.IndexOfProcessor((byte) '"');
 
     private final UsageCounts counts = new UsageCounts();
     private int otherEvents;
@@ -66,13 +68,19 @@ public final class StreamUsageTracker {
     /**
      * Index of the {@code "usage":} key when its value is an object, or -1. An event carries at most one usage
      * key and puts it near its end (OpenAI's {@code ,"usage":null}} closes every chunk), so the search runs
-     * backwards from the end: a few bytes for most events, instead of a stop at every quote of the chunk.
+     * backwards from the end: a few bytes for most events, instead of a stop at every quote of the chunk. An event
+     * without the key (Anthropic's deltas, OpenAI's chunks when no usage was asked for) is searched whole, from quote
+     * to quote by {@link ByteBuf#forEachByteDesc}, whose checks run once per search rather than once per byte.
      */
     static int usageObjectAt(ByteBuf buf) {
         int start = buf.readerIndex();
         int end = buf.writerIndex();
         for (int q = end - KEY.length - 1; q >= start; q--) {
-            if (buf.getByte(q) != '"' || !matches(buf, q) || escaped(buf, q)) {
+            q = buf.forEachByteDesc(start, q - start + 1, FIND_QUOTE);
+            if (q < 0) {
+                return -1;
+            }
+            if (!matches(buf, q) || escaped(buf, q)) {
                 continue;
             }
             int keyEnd = q + KEY.length;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.codecs.translate.Usage;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -103,6 +104,49 @@ class StreamUsageTrackerTest {
         assertThat(at("{\"x\":\"\\\"usage\\\":{}\"}")).isEqualTo(-1);
         assertThat(at("{\"x\":\"\\\\\",\"usage\" : {}}")).isPositive();
         assertThat(at("{\"usage\"")).isEqualTo(-1);
+    }
+
+    /**
+     * The search jumps from quote to quote backwards: the key is found at the same place whatever the buffer — a
+     * slice starting inside a larger buffer, direct memory, or a composite cut at every byte — and quotes of other
+     * keys and of strings before and after it are passed over. The expected index is the text's own last
+     * {@code "usage":{} (every case is ASCII, so characters are bytes).
+     */
+    @Test
+    void usageObjectAt_sameIndexInSlicesDirectAndCompositeBuffers() {
+        String[] events = {
+            "data: {\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":3}}\n\n",
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},"
+                    + "\"usage\":{\"output_tokens\":15}}\n\n",
+            "data: {\"a\":\"\\\"usage\\\":{}\",\"usage\":{\"x\":1},\"b\":\"q\\\"\"}\n\n",
+        };
+        for (String e : events) {
+            int expected = e.lastIndexOf("\"usage\":{");
+            byte[] bytes = e.getBytes(StandardCharsets.US_ASCII);
+            ByteBuf wide = Unpooled.buffer(bytes.length + 10).writeZero(7).writeBytes(bytes).writeZero(3);
+            ByteBuf direct = Unpooled.directBuffer(bytes.length).writeBytes(bytes);
+            try {
+                ByteBuf slice = wide.slice(7, bytes.length);
+                assertThat(StreamUsageTracker.usageObjectAt(slice)).as(e).isEqualTo(expected);
+                assertThat(StreamUsageTracker.usageObjectAt(direct)).as(e).isEqualTo(expected);
+                for (int cut = 0; cut <= bytes.length; cut++) {
+                    CompositeByteBuf c = Unpooled.compositeBuffer();
+                    c.addComponent(true, Unpooled.wrappedBuffer(bytes, 0, cut));
+                    c.addComponent(true, Unpooled.wrappedBuffer(bytes, cut, bytes.length - cut));
+                    try {
+                        assertThat(StreamUsageTracker.usageObjectAt(c)).as(e + " cut at " + cut).isEqualTo(expected);
+                    } finally {
+                        c.release();
+                    }
+                }
+            } finally {
+                wide.release();
+                direct.release();
+            }
+        }
+        String none = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+                + "\"delta\":{\"type\":\"text_delta\",\"text\":\"usage\"}}\n\n";
+        assertThat(at(none)).isEqualTo(-1);
     }
 
     /**
