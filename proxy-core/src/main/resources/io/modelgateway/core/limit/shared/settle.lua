@@ -15,16 +15,35 @@
 local W = 60000000
 local KEEP = 172800000
 local n = tonumber(ARGV[5])
-local day = tonumber(redis.call('GET', KEYS[2 * n + 1]))
-if not day then
+local sb = 5 + 6 * n
+local hold = KEYS[2 * n + 1]
+-- The admission's day matters only to a daily budget or a spend; otherwise deleting the hold is the whole check
+-- (each redis.call costs Redis more than the arithmetic around it).
+local needsDay = ARGV[sb + 1] == '1'
+for i = 1, n do
+  if ARGV[5 + (i - 1) * 6 + 5] == '1' then
+    needsDay = true
+  end
+end
+local day
+if needsDay then
+  day = tonumber(redis.call('GET', hold))
+  if not day then
+    return 0
+  end
+  redis.call('DEL', hold)
+elseif redis.call('DEL', hold) == 0 then
   return 0
 end
-redis.call('DEL', KEYS[2 * n + 1])
 
+-- Redis's clock, read only when a refill needs it.
 local now = tonumber(ARGV[1])
-if now < 0 then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local function clock()
+  if now < 0 then
+    local t = redis.call('TIME')
+    now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+  return now
 end
 local id = ARGV[2]
 local actual = tonumber(ARGV[3])
@@ -43,9 +62,9 @@ local function level(used, at, cap)
     used = cap
   end
   if used <= 0 then
-    return 0, now
+    return 0, clock()
   end
-  local elapsed = now - at
+  local elapsed = clock() - at
   if elapsed <= 0 then
     return used, at
   end
@@ -56,7 +75,8 @@ local function level(used, at, cap)
   return used - r, at + toRefill(r, cap)
 end
 
--- Subtracting needs no clock: it commutes with refilling (both only lower the level, clamped at 0).
+-- Subtracting needs no clock: it commutes with refilling (both only lower the level, clamped at 0). It changes only
+-- a hash that exists (used > 0), so the expiry admit.lua gave it stands.
 local function giveBack(usage, field, amount)
   local used = tonumber(redis.call('HGET', usage, field)) or 0
   if used > 0 then
@@ -80,22 +100,21 @@ for i = 1, n do
       local s = redis.call('HMGET', usage, 'tu', 'ta')
       local used, at = level(tonumber(s[1]) or 0, tonumber(s[2]) or 0, tpm)
       redis.call('HSET', usage, 'tu', math.min(used + delta, tpm), 'ta', at)
+      -- The hash may be new (Redis flushed since the admission): it gets an expiry.
+      redis.call('PEXPIRE', usage, KEEP)
     end
   end
   if slot then
     redis.call('ZREM', KEYS[2 * i], id)
   end
   if daily then
+    -- Only a hash that holds the day (so has its expiry) is changed.
     local s = redis.call('HMGET', usage, 'dd', 'du')
     if tonumber(s[1]) == day then
       redis.call('HSET', usage, 'du', math.max(0, (tonumber(s[2]) or 0) + actual - dailyReserved))
     end
   end
-  if rpm > 0 or tpm > 0 or daily then
-    redis.call('PEXPIRE', usage, KEEP)
-  end
 end
-local sb = 5 + 6 * n
 if ARGV[sb + 1] == '1' then
   local spendKey = KEYS[2 * n + 2]
   local month = tonumber(ARGV[sb + 2])
