@@ -505,6 +505,60 @@ class SharedLimiterTest {
         assertThat(redis.command("SCRIPT", "EXISTS", SharedLimiter.ADMIT.shaHex())).isEqualTo(List.of(1L));
     }
 
+    /**
+     * A settlement is sent lazily (it waits to share the write of the loop's next call), yet it stays ahead of that
+     * call: an admission right after it, on the same loop, sees the slot it freed.
+     */
+    @Test
+    void settlementThenAdmission_onOneLoop_theAdmissionSeesTheFreedSlot() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig k = key("team-a", new LimitsConfig(0, 0, 1, 0));
+        EventLoop loop = group.next();
+        Admission first = a.admit(k, chat, 1, loop).get(10, TimeUnit.SECONDS);
+        assertThat(first.admitted()).isTrue();
+
+        Admission next = loop.submit(() -> {
+            first.settle(1);
+            return a.admit(k, chat, 1, loop);
+        }).get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+
+        assertThat(next.admitted()).as("the slot was freed before the admission ran").isTrue();
+        assertThat(admit(a, k, 1).refusedLimit()).as("and the new one holds it").isEqualTo("concurrent_requests");
+    }
+
+    /** The scripts write as few times as they can; still, nothing they leave in Redis lives for ever. */
+    @Test
+    void everyKeyLeftInRedis_expires_evenWhenFlushedBetweenAdmissionAndSettlement() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig all = key("team-a", new LimitsConfig(10, 1000, 2, 5000));
+        settle(admit(a, all, 100), 40); // under the reservation: given back
+        settle(admit(a, all, 100), 300); // over it: the bucket refilled, then charged
+        Admission open = admit(a, all, 100);
+        KeyConfig tokensOnly = key("team-b", tpm(1000));
+        Admission flushed = admit(a, tokensOnly, 100);
+        assertThat(open.admitted()).isTrue();
+        assertThat(flushed.admitted()).isTrue();
+        assertEveryKeyExpires();
+
+        // Redis loses everything but the hold of the admission (as if flushed while it ran): its settlement charges
+        // a usage hash that no longer exists, so it makes a new one.
+        Object holdDay = redis.command("GET", ((SharedAdmission) flushed).holdKey);
+        assertThat(redis.command("FLUSHALL")).isEqualTo("OK");
+        redis.command("SET", ((SharedAdmission) flushed).holdKey, holdDay.toString(), "PX", "60000");
+        settle(flushed, 700);
+        assertThat(usage("k:team-b", "tu")).as("the overage charged after the flush").isEqualTo("600");
+        assertEveryKeyExpires();
+    }
+
+    private static void assertEveryKeyExpires() throws Exception {
+        @SuppressWarnings("unchecked")
+        List<Object> left = (List<Object>) redis.command("KEYS", "mgw:*");
+        assertThat(left).isNotEmpty();
+        for (Object key : left) {
+            assertThat((Long) redis.command("PTTL", key.toString())).as("the expiry of %s", key).isPositive();
+        }
+    }
+
     @Test
     void fallbackLocal_withNoRedis_enforcesTheLimitDividedByReplicas() throws Exception {
         SharedLimiter a = replicaNeverUp(config(RedisServer.freePort(), 100, Fallback.LOCAL, 4, 1000));

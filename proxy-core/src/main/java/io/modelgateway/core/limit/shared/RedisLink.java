@@ -29,7 +29,9 @@ import java.util.concurrent.TimeUnit;
  * One connection to Redis, living on one of the gateway's event loops: the calls of the exchanges on that loop go
  * out on it and their replies complete them on that loop, so a limit check never crosses threads and needs no
  * lock. Calls are pipelined (written as they come, flushed once per turn of the loop) and matched to replies in
- * order.
+ * order. A call nobody waits for (a settlement) may be sent {@linkplain #sendLazily lazily}: written at once but
+ * flushed with the next call that is waited for, or within {@link #LAZY_FLUSH_MICROS} at the latest, so that at a
+ * modest rate it shares that call's write, Redis's read and the reply's read instead of costing its own.
  *
  * <p>On connect it authenticates, selects the database and loads every script, pipelined; it is {@link #ready()}
  * when all of them answered. Every call has a deadline ({@link #timeoutMillis}); past it the call fails with
@@ -60,6 +62,8 @@ public final class RedisLink {
 
     /** Calls waiting for a reply, at most; past it a call fails at once with BACKLOG. */
     static final int MAX_PENDING = 65_536;
+    /** A lazily sent call is flushed within this. */
+    static final long LAZY_FLUSH_MICROS = 1000;
     /** Connection attempts, at most one per this. */
     static final long RECONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     /** Connecting and the handshake get at least this long, whatever the per-call timeout. */
@@ -83,6 +87,7 @@ public final class RedisLink {
 
     private final ArrayDeque<RedisCall> pending = new ArrayDeque<>();
     private final Runnable flush = this::flush;
+    private final Runnable lazyFlush = this::lazyFlush;
     private final Runnable expire = this::expire;
     /** The per-call timeout; set by the owner from any thread (a reload), read on the loop. */
     private volatile int timeoutMillis;
@@ -92,6 +97,9 @@ public final class RedisLink {
     private long lastConnectNanos;
     private boolean everConnected;
     private boolean flushScheduled;
+    /** Lazily sent calls are written and not flushed yet. */
+    private boolean lazyUnflushed;
+    private boolean lazyFlushScheduled;
     private ScheduledFuture<?> timer;
     private int handshakeLeft;
 
@@ -225,7 +233,23 @@ public final class RedisLink {
         return true;
     }
 
+    /**
+     * As {@link #send}, for a call whose reply nobody waits for: it goes out with the next flush of a call sent
+     * with {@link #send}, or within {@link #LAZY_FLUSH_MICROS}. Its deadline counts from now. On the loop.
+     */
+    public boolean sendLazily(RedisCall call) {
+        if (state != State.READY || pending.size() >= MAX_PENDING) {
+            return false;
+        }
+        write(call, false, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis), true);
+        return true;
+    }
+
     private void write(RedisCall call, boolean withBody, long deadline) {
+        write(call, withBody, deadline, false);
+    }
+
+    private void write(RedisCall call, boolean withBody, long deadline, boolean lazy) {
         ByteBuf out = channel.alloc().ioBuffer(withBody ? 512 + call.script().body().length : 256);
         try {
             call.encode(out, withBody);
@@ -239,7 +263,13 @@ public final class RedisLink {
         call.deadlineNanos = deadline;
         pending.add(call);
         channel.write(out, channel.voidPromise());
-        if (!flushScheduled) {
+        if (lazy) {
+            lazyUnflushed = true;
+            if (!lazyFlushScheduled) {
+                lazyFlushScheduled = true;
+                loop.schedule(lazyFlush, LAZY_FLUSH_MICROS, TimeUnit.MICROSECONDS);
+            }
+        } else if (!flushScheduled) {
             flushScheduled = true;
             loop.execute(flush);
         }
@@ -250,8 +280,17 @@ public final class RedisLink {
 
     private void flush() {
         flushScheduled = false;
+        lazyUnflushed = false;
         if (channel != null) {
             channel.flush();
+        }
+    }
+
+    /** The bound of a lazy call's wait: flushes it unless a call sent since did. */
+    private void lazyFlush() {
+        lazyFlushScheduled = false;
+        if (lazyUnflushed) {
+            flush();
         }
     }
 
