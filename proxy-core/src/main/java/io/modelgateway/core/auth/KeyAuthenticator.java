@@ -7,14 +7,20 @@ import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.RequestStep;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.cert.X509Certificate;
 import java.util.Iterator;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.security.auth.x500.X500Principal;
 
 /**
  * Authenticates the gateway key of every {@link GatewayRequest} (contract 2.1, GD-1): both
@@ -25,7 +31,8 @@ import java.util.Iterator;
  * picks the other would then disagree with the gateway about who is calling). The same key repeated names one
  * caller and passes. Empty values count as absent. A known key is attached to the request, which is passed
  * on; a refused request is released here. The key itself is never logged or echoed; only its SHA-256 is
- * compared, in constant time, against the configured hashes.
+ * compared, in constant time, against the configured hashes. A key with {@code client_cert_subject} is accepted only
+ * on a connection whose client certificate (verified in the TLS handshake) has that subject; else 401.
  */
 public final class KeyAuthenticator extends RequestStep {
     public static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
@@ -39,6 +46,52 @@ public final class KeyAuthenticator extends RequestStep {
 
     public KeyAuthenticator(Exchanges exchanges) {
         super(exchanges);
+    }
+
+    /**
+     * As {@link #check}, then, for a key bound to a client certificate subject, the connection's certificate (verified
+     * in the handshake against {@code tls.client_ca_file}) must be there and have that subject.
+     */
+    @Override
+    protected void decide(ChannelHandlerContext ctx, GatewayRequest request) {
+        GatewayError error = check(request);
+        if (error == null && request.key() != null && request.key().clientCertSubject() != null) {
+            error = certificateBound(ctx.channel(), request.key().clientCertSubject());
+        }
+        proceed(ctx, request, error);
+    }
+
+    /** Null when the connection's verified client certificate has {@code subject}; else the 401. */
+    static GatewayError certificateBound(Channel ch, X500Principal subject) {
+        X500Principal presented = peerSubject(ch);
+        if (presented == null) {
+            return new GatewayError(ErrorKind.AUTHENTICATION, "This API key must be used with its client "
+                    + "certificate; the connection presented none.", null, "invalid_api_key");
+        }
+        if (!presented.equals(subject)) {
+            return new GatewayError(ErrorKind.AUTHENTICATION, "This API key is bound to another client "
+                    + "certificate than the one the connection presented.", null, "invalid_api_key");
+        }
+        return null;
+    }
+
+    /** The subject of the client certificate of {@code ch}'s TLS connection (an HTTP/2 stream's: its parent's). */
+    private static X500Principal peerSubject(Channel ch) {
+        Channel c = ch;
+        SslHandler tls = c.pipeline().get(SslHandler.class);
+        while (tls == null && c.parent() != null) {
+            c = c.parent();
+            tls = c.pipeline().get(SslHandler.class);
+        }
+        if (tls == null) {
+            return null;
+        }
+        try {
+            java.security.cert.Certificate[] chain = tls.engine().getSession().getPeerCertificates();
+            return chain.length > 0 && chain[0] instanceof X509Certificate leaf ? leaf.getSubjectX500Principal() : null;
+        } catch (SSLPeerUnverifiedException none) {
+            return null;
+        }
     }
 
     /** The model list needs a key too (it lists the models that key may use). */

@@ -118,7 +118,7 @@ public final class ConfigLoader extends ConfigReader {
         TelemetryConfig telemetry = new TelemetrySection(this).telemetry(top);
         Map<String, ProviderConfig> providers = new ProvidersSection(this).providers(top);
         Map<String, ModelConfig> models = new ModelsSection(this).models(top, providers);
-        List<KeyConfig> keys = keys(top, listen, models);
+        List<KeyConfig> keys = keys(top, listen, models, tls != null && tls.clientCaFile() != null);
         return new GatewayConfig(listen, maxBodyBytes, keys, providers, models, accessLog, adminListen, reload,
                 server, upstreamLimits, adminKey, redis, telemetry, tls, adminTls, http2);
     }
@@ -151,9 +151,9 @@ public final class ConfigLoader extends ConfigReader {
      * The gateway keys: those of {@code keys}, or, when no entry there has a key, {@code development_key} (only
      * on a loopback listen address); with neither the config is refused.
      */
-    private List<KeyConfig> keys(Section top, HostAndPort listen, Map<String, ModelConfig> models)
-            throws ConfigException {
-        List<KeyConfig> keys = new KeysSection(this).keys(top, models);
+    private List<KeyConfig> keys(Section top, HostAndPort listen, Map<String, ModelConfig> models,
+            boolean clientCerts) throws ConfigException {
+        List<KeyConfig> keys = new KeysSection(this).keys(top, models, clientCerts);
 
         String devKey = top.string("development_key");
         if (devKey != null && devKey.isEmpty()) {

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import javax.security.auth.x500.X500Principal;
 
 /**
  * One gateway key: its name (safe to log), the SHA-256 of the key (the key itself is never kept)
@@ -41,6 +42,8 @@ public final class KeyConfig {
     private final boolean rateLimitHeaders;
     private final BudgetConfig budget;
     private final boolean costHeader;
+    /** The subject of the client certificate this key must come with, or null: any connection. */
+    private final X500Principal clientCertSubject;
 
     /**
      * @param sha256      the 32-byte SHA-256 of the key; copied
@@ -70,6 +73,17 @@ public final class KeyConfig {
     public KeyConfig(String name, byte[] sha256, List<String> models, boolean development, LimitsConfig limits,
             java.util.Map<String, LimitsConfig> modelLimits, boolean rateLimitHeaders, BudgetConfig budget,
             boolean costHeader) {
+        this(name, sha256, models, development, limits, modelLimits, rateLimitHeaders, budget, costHeader, null);
+    }
+
+    /**
+     * @param clientCertSubject the subject a client certificate must have for this key to be accepted (the
+     *                          connection's, verified by the listener's {@code tls.client_ca_file}), or null
+     */
+    public KeyConfig(String name, byte[] sha256, List<String> models, boolean development, LimitsConfig limits,
+            java.util.Map<String, LimitsConfig> modelLimits, boolean rateLimitHeaders, BudgetConfig budget,
+            boolean costHeader, X500Principal clientCertSubject) {
+        this.clientCertSubject = clientCertSubject;
         this.budget = Objects.requireNonNull(budget, "budget");
         this.costHeader = costHeader;
         this.limits = Objects.requireNonNull(limits, "limits");
@@ -148,6 +162,11 @@ public final class KeyConfig {
     /** Whether answers whose cost is known before their head carry it in {@code x-gateway-cost-usd}. */
     public boolean costHeader() {
         return costHeader;
+    }
+
+    /** The client certificate subject this key is bound to, or null. */
+    public X500Principal clientCertSubject() {
+        return clientCertSubject;
     }
 
     /** Whether successful responses carry rate-limit headers when a requests or tokens limit applies. */

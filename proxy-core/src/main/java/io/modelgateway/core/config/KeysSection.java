@@ -10,6 +10,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import javax.security.auth.x500.X500Principal;
 
 /**
  * Reads {@code keys}: each entry, with its key (an environment reference or a {@code sha256:} hash), its model
@@ -20,7 +21,7 @@ final class KeysSection extends ConfigReader {
 
     private static final List<String> KEY_FIELDS =
             List.of("name", "key", "optional", "models", "limits", "model_limits", "rate_limit_headers",
-                    "budget_usd", "cost_header");
+                    "budget_usd", "cost_header", "client_cert_subject");
     private static final List<String> BUDGET_FIELDS = List.of("daily", "monthly");
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9A-Fa-f]{64}");
 
@@ -30,7 +31,8 @@ final class KeysSection extends ConfigReader {
         super(load);
     }
 
-    List<KeyConfig> keys(Section top, Map<String, ModelConfig> models) throws ConfigException {
+    /** @param clientCerts the API listener asks for client certificates ({@code tls.client_ca_file}) */
+    List<KeyConfig> keys(Section top, Map<String, ModelConfig> models, boolean clientCerts) throws ConfigException {
         List<KeyConfig> keys = new ArrayList<>();
         List<String> keyPaths = new ArrayList<>(); // parallel to keys, for "same key as" messages
         Map<String, Integer> names = new HashMap<>(); // also holds skipped keys: names stay unique
@@ -56,6 +58,7 @@ final class KeysSection extends ConfigReader {
             boolean rateLimitHeaders = k.bool("rate_limit_headers", true);
             BudgetConfig budget = budget(k, patterns, models);
             boolean costHeader = k.bool("cost_header", false);
+            X500Principal subject = clientCertSubject(k, clientCerts);
             byte[] hash = keyHash(k, name, optional);
             if (hash == null) {
                 continue;
@@ -67,10 +70,36 @@ final class KeysSection extends ConfigReader {
                 }
             }
             keys.add(new KeyConfig(name, hash, patterns, false, limits, modelLimits, rateLimitHeaders, budget,
-                    costHeader));
+                    costHeader, subject));
             keyPaths.add(k.pathOf("key"));
         }
         return keys;
+    }
+
+    /**
+     * {@code client_cert_subject}: the distinguished name (RFC 4514, e.g. {@code CN=billing,O=Example}) of the client
+     * certificate this key must come with; compared as names (case and spacing of the attribute types do not matter).
+     * Only with {@code tls.client_ca_file}, which is what makes the connection's certificate one the gateway checked.
+     */
+    private X500Principal clientCertSubject(Section k, boolean clientCerts) throws ConfigException {
+        String subject = k.string("client_cert_subject");
+        if (subject == null) {
+            return null;
+        }
+        if (!clientCerts) {
+            throw error(k.pathOf("client_cert_subject"), k.lineOf("client_cert_subject"), "needs tls.client_ca_file:"
+                    + " without it the listener asks for no client certificate");
+        }
+        try {
+            X500Principal p = new X500Principal(subject);
+            if (p.getName().isEmpty()) {
+                throw new IllegalArgumentException("empty");
+            }
+            return p;
+        } catch (IllegalArgumentException e) {
+            throw error(k.pathOf("client_cert_subject"), k.lineOf("client_cert_subject"), "is not a distinguished name"
+                    + " such as CN=billing,O=Example");
+        }
     }
 
     /**

@@ -16,7 +16,8 @@ import java.util.List;
 final class ServerSection extends ConfigReader {
 
     private static final List<String> ADMIN_FIELDS = List.of("listen", "key", "tls");
-    private static final List<String> TLS_FIELDS = List.of("cert_file", "key_file", "key_password");
+    private static final List<String> TLS_FIELDS =
+            List.of("cert_file", "key_file", "key_password", "client_ca_file", "client_auth");
     private static final List<String> HTTP2_FIELDS = List.of("enabled", "cleartext", "max_concurrent_streams",
             "max_header_list_size");
     private static final java.util.regex.Pattern SHA256_HEX = java.util.regex.Pattern.compile("[0-9a-fA-F]{64}");
@@ -178,8 +179,9 @@ final class ServerSection extends ConfigReader {
     /**
      * A {@code tls} block of {@code parent}: {@code cert_file} and {@code key_file} (both needed; PEM files this
      * process can read; relative paths from the working directory) and {@code key_password} (for an encrypted key;
-     * empty = none). Whether the files hold a usable certificate and key is checked by the server when it reads
-     * them, at start and on each change.
+     * empty = none); {@code client_ca_file} (PEM certificates that issue client certificates: the handshake asks for
+     * one) and {@code client_auth} ({@code require}, the default, or {@code optional}). Whether the files hold a
+     * usable certificate and key is checked by the server when it reads them, at start and on each change.
      */
     private TlsConfig tls(Section parent, String name) throws ConfigException {
         if (parent.field(name) == null) {
@@ -194,7 +196,22 @@ final class ServerSection extends ConfigReader {
         if (password != null && password.isEmpty()) {
             password = null; // ${TLS_KEY_PASSWORD:-} left empty: an unencrypted key
         }
-        return new TlsConfig(cert, key, password, blockPath);
+        Path clientCa = t.field("client_ca_file") == null ? null : pemFile(t, "client_ca_file");
+        String clientAuth = t.string("client_auth");
+        boolean required = true;
+        if (clientAuth != null) {
+            if (clientCa == null) {
+                throw error(t.pathOf("client_auth"), t.lineOf("client_auth"), "needs client_ca_file: the CA that "
+                        + "issues the client certificates");
+            }
+            required = switch (clientAuth) {
+                case "require" -> true;
+                case "optional" -> false;
+                default -> throw error(t.pathOf("client_auth"), t.lineOf("client_auth"), "must be require or "
+                        + "optional, not '" + clientAuth + "'");
+            };
+        }
+        return new TlsConfig(cert, key, password, clientCa, clientCa != null && required, blockPath);
     }
 
     private Path pemFile(Section t, String name) throws ConfigException {

@@ -12,9 +12,15 @@ import java.util.Objects;
  * @param keyFile     the leaf's private key, PKCS#8 ({@code BEGIN PRIVATE KEY}, or {@code BEGIN ENCRYPTED PRIVATE
  *                    KEY} with {@code keyPassword})
  * @param keyPassword the key's password, or null for an unencrypted key; never printed
+ * @param clientCaFile the certificates (PEM) a client certificate must be issued by, or null: no client
+ *                    certificate is asked for
+ * @param clientCertRequired with {@code clientCaFile}: a connection without a client certificate is refused in the
+ *                    handshake ({@code client_auth: require}, the default), or let in ({@code optional}: then only
+ *                    keys bound to a certificate subject need one)
  * @param path        where the block is in the config ({@code tls} or {@code admin.tls}), for messages
  */
-public record TlsConfig(Path certFile, Path keyFile, String keyPassword, String path) {
+public record TlsConfig(Path certFile, Path keyFile, String keyPassword, Path clientCaFile, boolean clientCertRequired,
+        String path) {
 
     public TlsConfig {
         Objects.requireNonNull(certFile, "certFile");
@@ -22,10 +28,16 @@ public record TlsConfig(Path certFile, Path keyFile, String keyPassword, String 
         Objects.requireNonNull(path, "path");
     }
 
+    /** Without client certificates. */
+    public TlsConfig(Path certFile, Path keyFile, String keyPassword, String path) {
+        this(certFile, keyFile, keyPassword, null, false, path);
+    }
+
     /** Without the password. */
     @Override
     public String toString() {
         return "TlsConfig[certFile=" + certFile + ", keyFile=" + keyFile + ", keyPassword="
-                + (keyPassword == null ? "none" : "(set)") + "]";
+                + (keyPassword == null ? "none" : "(set)") + ", clientCaFile=" + clientCaFile
+                + (clientCaFile == null ? "" : clientCertRequired ? " (required)" : " (optional)") + "]";
     }
 }

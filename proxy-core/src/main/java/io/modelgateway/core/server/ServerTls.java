@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.OpenSslContext;
 import io.netty.handler.ssl.OpenSslSessionTicketKey;
@@ -13,12 +14,17 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.SupportedCipherSuiteFilter;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLException;
 
@@ -26,7 +32,9 @@ import javax.net.ssl.SSLException;
  * The TLS side of one listener: the server {@link SslContext} made from a {@link TlsConfig}'s PEM files, and its
  * replacement when those files change. TLS 1.3 and 1.2 only, ciphers from the HTTP/2 list (AEAD with forward
  * secrecy), ALPN offering {@code h2} (when HTTP/2 is on) and {@code http/1.1}, resumption by session cache and
- * session tickets. OpenSSL (netty-tcnative's BoringSSL) when it loads, the JDK's TLS otherwise.
+ * session tickets. OpenSSL (netty-tcnative's BoringSSL) when it loads, the JDK's TLS otherwise. With a
+ * {@code client_ca_file} the handshake asks for a client certificate issued by one of its certificates (required, or
+ * optional), and the CA file is rotated like the other two.
  *
  * <p>Rotation: {@link #check()} reads the two files and, when their bytes changed, builds a new context from them;
  * connections opened after that get it, while open ones keep the context (and session) they started with, so
@@ -74,7 +82,8 @@ public final class ServerTls {
             tls.install(files);
         } catch (PemCredentials.Invalid | SSLException e) {
             throw new IllegalStateException(config.path() + ": " + e.getMessage() + " (cert_file " + config.certFile()
-                    + ", key_file " + config.keyFile() + ")");
+                    + ", key_file " + config.keyFile()
+                    + (config.clientCaFile() == null ? "" : ", client_ca_file " + config.clientCaFile()) + ")");
         }
         LOG.info(config.path() + ": serving " + tls.describe());
         return tls;
@@ -141,23 +150,56 @@ public final class ServerTls {
     }
 
     private byte[][] readFiles() throws IOException {
-        return new byte[][] {Files.readAllBytes(config.certFile()), Files.readAllBytes(config.keyFile())};
+        if (config.clientCaFile() == null) {
+            return new byte[][] {Files.readAllBytes(config.certFile()), Files.readAllBytes(config.keyFile())};
+        }
+        return new byte[][] {Files.readAllBytes(config.certFile()), Files.readAllBytes(config.keyFile()),
+            Files.readAllBytes(config.clientCaFile())};
     }
 
     private void install(byte[][] files) throws PemCredentials.Invalid, SSLException {
         seen = digest(files); // also when refused below: the same bytes would only be refused again
         PemCredentials credentials = PemCredentials.read(files[0], files[1], config.keyPassword());
-        SslContext next = build(credentials);
+        X509Certificate[] clientCas = files.length > 2 ? clientCas(files[2]) : null;
+        SslContext next = build(credentials, clientCas);
         served = credentials.leaf();
         context = next;
     }
 
-    private SslContext build(PemCredentials credentials) throws SSLException {
+    /** The certificates of a {@code client_ca_file}: at least one, each a certificate authority's. */
+    static X509Certificate[] clientCas(byte[] pem) throws PemCredentials.Invalid {
+        List<X509Certificate> cas = new ArrayList<>();
+        try {
+            for (java.security.cert.Certificate c : CertificateFactory.getInstance("X.509")
+                    .generateCertificates(new ByteArrayInputStream(pem))) {
+                cas.add((X509Certificate) c);
+            }
+        } catch (CertificateException e) {
+            throw new PemCredentials.Invalid("client_ca_file holds something that is not a PEM certificate");
+        }
+        if (cas.isEmpty()) {
+            throw new PemCredentials.Invalid("client_ca_file holds no certificate");
+        }
+        for (X509Certificate c : cas) {
+            if (c.getBasicConstraints() < 0) {
+                throw new PemCredentials.Invalid("client_ca_file: '" + c.getSubjectX500Principal().getName()
+                        + "' is not a certificate authority (no CA basic constraint)");
+            }
+        }
+        return cas.toArray(new X509Certificate[0]);
+    }
+
+    private SslContext build(PemCredentials credentials, X509Certificate[] clientCas) throws SSLException {
         String[] protocols = http2
                 ? new String[] {ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1}
                 : new String[] {ApplicationProtocolNames.HTTP_1_1};
-        SslContext built = SslContextBuilder
-                .forServer(credentials.key(), credentials.chain().toArray(new X509Certificate[0]))
+        SslContextBuilder builder = SslContextBuilder
+                .forServer(credentials.key(), credentials.chain().toArray(new X509Certificate[0]));
+        if (clientCas != null) {
+            builder.trustManager(clientCas)
+                    .clientAuth(config.clientCertRequired() ? ClientAuth.REQUIRE : ClientAuth.OPTIONAL);
+        }
+        SslContext built = builder
                 .sslProvider(provider)
                 .protocols("TLSv1.3", "TLSv1.2")
                 .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
@@ -190,6 +232,8 @@ public final class ServerTls {
     String describe() {
         X509Certificate c = served;
         return c == null ? "nothing" : "'" + c.getSubjectX500Principal().getName() + "' valid until "
-                + c.getNotAfter().toInstant() + " (" + providerName() + ", ALPN " + (http2 ? "h2, " : "") + "http/1.1)";
+                + c.getNotAfter().toInstant() + " (" + providerName() + ", ALPN " + (http2 ? "h2, " : "") + "http/1.1"
+                + (config.clientCaFile() == null ? "" : ", client certificates "
+                        + (config.clientCertRequired() ? "required" : "optional")) + ")";
     }
 }

@@ -62,6 +62,18 @@ public final class TestCertificates {
                 .buildIssuedBy(ca);
     }
 
+    /** A client certificate with {@code subject} (e.g. {@code CN=billing,O=Example}) issued by this CA. */
+    public X509Bundle issueClient(String subject) throws Exception {
+        Instant now = Instant.now();
+        return new CertificateBuilder()
+                .subject(subject)
+                .ecp256()
+                .addExtendedKeyUsage(CertificateBuilder.ExtendedKeyUsage.PKIX_KP_CLIENT_AUTH)
+                .notBefore(now.minus(1, ChronoUnit.HOURS))
+                .notAfter(now.plus(1, ChronoUnit.DAYS))
+                .buildIssuedBy(ca);
+    }
+
     /** Writes {@code cert} (its chain without the root) and its PKCS#8 key to {@code <stem>.crt} / {@code <stem>.key}. */
     public Path[] write(X509Bundle cert, String stem) throws IOException {
         Path crt = dir.resolve(stem + ".crt");
