@@ -7,6 +7,7 @@ import io.modelgateway.core.config.TlsConfig;
 import io.modelgateway.core.testing.Cli;
 import io.modelgateway.core.testing.TestCertificates;
 import io.modelgateway.core.testing.TestGateway;
+import io.netty.handler.ssl.SslContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +68,34 @@ class ServerTlsTest {
                 .hasMessage("cert_file holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
         assertThatThrownBy(() -> ServerTls.start(new TlsConfig(files[0], other[1], null, "admin.tls"), false))
                 .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("admin.tls: the key in key_file");
+    }
+
+    @Test
+    void clientCaFile_rotatedWithThePair_aFileWithoutACaIsRefusedAndTheOldContextStays() throws Exception {
+        TestCertificates certs = TestCertificates.newAuthority(dir, "mtls");
+        Path[] files = certs.writeServer("mtls.test");
+        Path clientCa = dir.resolve("clients.pem");
+        Files.copy(certs.caFile(), clientCa);
+        ServerTls tls = ServerTls.start(new TlsConfig(files[0], files[1], null, clientCa, true, "tls"), true);
+        SslContext first = tls.context();
+        assertThat(tls.describe()).contains("client certificates required");
+
+        Path otherDir = Files.createDirectories(dir.resolve("other"));
+        TestCertificates other = TestCertificates.newAuthority(otherDir, "other");
+        Files.writeString(clientCa, Files.readString(certs.caFile()) + Files.readString(other.caFile()));
+        assertThat(tls.check()).as("a second authority added: a new context").isTrue();
+        SslContext second = tls.context();
+        assertThat(second).isNotSameAs(first);
+
+        Files.writeString(clientCa, Files.readString(files[0])); // a server's leaf, not an authority
+        assertThat(tls.check()).isFalse();
+        assertThat(tls.context()).isSameAs(second);
+        Files.writeString(clientCa, "nothing");
+        assertThat(tls.check()).isFalse();
+        assertThat(tls.context()).isSameAs(second);
+        assertThatThrownBy(() -> ServerTls.clientCas("nothing".getBytes(StandardCharsets.US_ASCII)))
+                .hasMessage("client_ca_file holds something that is not a PEM certificate");
+        assertThatThrownBy(() -> ServerTls.clientCas(new byte[0])).hasMessage("client_ca_file holds no certificate");
     }
 
     @Test
