@@ -11,7 +11,21 @@ import io.netty.buffer.ByteBuf;
  * {@code data:} line (comments, keep-alives) pass. Stateless.
  */
 public final class SseDataCheck {
+    /** {@code even}, {@code t:}, {@code data} and {@code {"error"} as big-endian words ({@link ByteBuf#getInt}). */
+    private static final int EVEN = word("even");
+    private static final short T_COLON = (short) word("\0\0t:");
+    private static final int DATA = word("data");
+    private static final long OPEN_ERROR = ((long) word("{\"er") << 32) | (word("ror\"") & 0xFFFFFFFFL);
+
     private SseDataCheck() {
+    }
+
+    private static int word(String four) {
+        int w = 0;
+        for (int i = 0; i < 4; i++) {
+            w = (w << 8) | (four.charAt(i) & 0xFF);
+        }
+        return w;
     }
 
     /** Whether the event (its readable bytes, untouched) plausibly carries JSON (or the [DONE] marker). */
@@ -70,19 +84,24 @@ public final class SseDataCheck {
     public static boolean looksLikeError(ByteBuf event) {
         int at = event.readerIndex();
         int end = event.writerIndex();
-        if (startsWith(event, at, end, "event:")) {
+        // Whole words read at once: every read of a slice checks the slice and its buffer, so fewer, wider reads.
+        if (end - at < 6) {
+            return false;
+        }
+        int head = event.getInt(at);
+        if (head == EVEN && event.getShort(at + 4) == T_COLON) {
             at += 6;
             if (at < end && event.getByte(at) == ' ') {
                 at++;
             }
             return named(event, at, end, "error") || named(event, at, end, "response.failed");
         }
-        if (startsWith(event, at, end, "data:")) {
+        if (head == DATA && event.getByte(at + 4) == ':') {
             at += 5;
             if (at < end && event.getByte(at) == ' ') {
                 at++;
             }
-            return startsWith(event, at, end, "{\"error\"");
+            return end - at >= 8 && event.getLong(at) == OPEN_ERROR;
         }
         return false;
     }

@@ -23,13 +23,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class StreamUsageTracker {
     private static final JsonFactory JSON = new JsonFactory();
-    /** {@code "usage}: followed by the closing quote, or by {@link #METADATA} (Gemini's {@code usageMetadata}). */
-    private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
-    private static final byte[] METADATA = {'M', 'e', 't', 'a', 'd', 'a', 't', 'a', '"'};
-    /** Stops at a quote: the backward search jumps from quote to quote (one bounds check per search, not per byte). */
-    private static final ByteProcessor FIND_QUOTE = new ByteProcessor.IndexOfProcessor((byte) '"');
-
     private final UsageCounts counts = new UsageCounts();
+    private final KeyFinder finder = new KeyFinder();
     private int otherEvents;
     private boolean complete;
 
@@ -39,7 +34,7 @@ public final class StreamUsageTracker {
      * (GD-21).
      */
     public boolean onEvent(ByteBuf event) {
-        int at = usageObjectAt(event);
+        int at = usageObjectAt(event, finder);
         if (at < 0) {
             otherEvents++;
             return false;
@@ -68,30 +63,30 @@ public final class StreamUsageTracker {
     /**
      * Index of the {@code "usage":} key when its value is an object, or -1. An event carries at most one usage
      * key and puts it near its end (OpenAI's {@code ,"usage":null}} closes every chunk), so the search runs
-     * backwards from the end: a few bytes for most events, instead of a stop at every quote of the chunk. An event
-     * without the key (Anthropic's deltas, OpenAI's chunks when no usage was asked for) is searched whole, from quote
-     * to quote by {@link ByteBuf#forEachByteDesc}, whose checks run once per search rather than once per byte.
+     * backwards from the end: a few bytes for most events. An event without the key (Anthropic's deltas, OpenAI's
+     * chunks when no usage was asked for) is searched whole, in one {@link ByteBuf#forEachByteDesc} whose
+     * {@link KeyFinder} matches both keys byte by byte: the buffer's checks run once per event, not once per byte or
+     * per quote.
      */
     static int usageObjectAt(ByteBuf buf) {
+        return usageObjectAt(buf, new KeyFinder());
+    }
+
+    private static int usageObjectAt(ByteBuf buf, KeyFinder finder) {
         int start = buf.readerIndex();
         int end = buf.writerIndex();
-        for (int q = end - KEY.length - 1; q >= start; q--) {
-            q = buf.forEachByteDesc(start, q - start + 1, FIND_QUOTE);
+        int from = end - 1;
+        while (from >= start) {
+            finder.reset();
+            int q = buf.forEachByteDesc(start, from - start + 1, finder);
             if (q < 0) {
                 return -1;
             }
-            if (!matches(buf, q) || escaped(buf, q)) {
-                continue;
+            from = q - 1;
+            if (escaped(buf, q)) {
+                continue; // inside a string
             }
-            int keyEnd = q + KEY.length;
-            if (buf.getByte(keyEnd) == '"') {
-                keyEnd++;
-            } else if (keyEnd + METADATA.length <= end && matchesMetadata(buf, keyEnd)) {
-                keyEnd += METADATA.length;
-            } else {
-                continue;
-            }
-            int j = skipSpace(buf, keyEnd, end);
+            int j = skipSpace(buf, q + finder.keyLength(), end);
             if (j >= end || buf.getByte(j) != ':') {
                 continue; // a string value "usage", not the key
             }
@@ -101,22 +96,44 @@ public final class StreamUsageTracker {
         return -1;
     }
 
-    private static boolean matches(ByteBuf buf, int at) {
-        for (int k = 1; k < KEY.length; k++) {
-            if (buf.getByte(at + k) != KEY[k]) {
-                return false;
-            }
-        }
-        return true;
-    }
+    /**
+     * Scanning backwards, stops at the opening quote of {@code "usage"} or {@code "usageMetadata"} (quotes
+     * included). Each pattern read backwards has a quote only at its two ends, so after a mismatch the match starts
+     * again at 1 on a quote and at 0 otherwise.
+     */
+    static final class KeyFinder implements ByteProcessor {
+        private static final byte[] USAGE = reversed("\"usage\"");
+        private static final byte[] USAGE_METADATA = reversed("\"usageMetadata\"");
 
-    private static boolean matchesMetadata(ByteBuf buf, int at) {
-        for (int k = 0; k < METADATA.length; k++) {
-            if (buf.getByte(at + k) != METADATA[k]) {
-                return false;
-            }
+        private int usage;
+        private int metadata;
+
+        void reset() {
+            usage = 0;
+            metadata = 0;
         }
-        return true;
+
+        /** The length of the key found, quotes included. */
+        int keyLength() {
+            return usage == USAGE.length ? USAGE.length : USAGE_METADATA.length;
+        }
+
+        @Override
+        public boolean process(byte b) {
+            usage = b == USAGE[usage] ? usage + 1 : b == '"' ? 1 : 0;
+            metadata = b == USAGE_METADATA[metadata] ? metadata + 1 : b == '"' ? 1 : 0;
+            return usage != USAGE.length && metadata != USAGE_METADATA.length;
+        }
+
+        private static byte[] reversed(String s) {
+            byte[] b = s.getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0, j = b.length - 1; i < j; i++, j--) {
+                byte t = b[i];
+                b[i] = b[j];
+                b[j] = t;
+            }
+            return b;
+        }
     }
 
     /** Whether the quote at {@code at} is preceded by an odd number of backslashes (so inside a string). */

@@ -65,6 +65,51 @@ class SseDataCheckTest {
         assertThat(looksLikeError("event: response.incomplete\ndata: {}\n\n")).isFalse();
     }
 
+    /**
+     * The check reads whole words of the buffer: every truncation of these events, in a slice that starts inside a
+     * larger buffer, answers as the rule read on the text itself does (a first line naming {@code error} or
+     * {@code response.failed}, or a first data payload opening with {@code {"error"}).
+     */
+    @Test
+    void looksLikeError_everyTruncationInASlice_answersAsTheTextRule() {
+        String[] events = {
+            "event: error\ndata: {}\n\n", "event:error\r\n", "event: response.failed\n", "data: {\"error\":1}\n\n",
+            "data:{\"error\"", "data: {\"errors\":1}\n\n", "data: {\"id\":1}\n\n", "event: errorx\n", "evenings\n",
+            "datum: x\n", ": c\n\n",
+        };
+        for (String e : events) {
+            for (int n = 0; n <= e.length(); n++) {
+                String text = e.substring(0, n);
+                byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+                ByteBuf wide = Unpooled.buffer(bytes.length + 9).writeZero(5).writeBytes(bytes).writeZero(4);
+                try {
+                    assertThat(SseDataCheck.looksLikeError(wide.slice(5, bytes.length))).as("'%s'", text)
+                            .isEqualTo(textRule(text));
+                } finally {
+                    wide.release();
+                }
+            }
+        }
+    }
+
+    private static boolean textRule(String e) {
+        if (e.startsWith("event:")) {
+            String name = e.substring(6);
+            name = name.startsWith(" ") ? name.substring(1) : name;
+            for (String n : new String[] {"error", "response.failed"}) {
+                if (name.equals(n) || name.startsWith(n + "\n") || name.startsWith(n + "\r")) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        if (e.startsWith("data:")) {
+            String d = e.substring(5);
+            return (d.startsWith(" ") ? d.substring(1) : d).startsWith("{\"error\"");
+        }
+        return false;
+    }
+
     private static boolean looksLikeError(String event) {
         ByteBuf buf = Unpooled.copiedBuffer(event, StandardCharsets.UTF_8);
         try {

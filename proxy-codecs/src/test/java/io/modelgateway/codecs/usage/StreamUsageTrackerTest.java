@@ -104,6 +104,11 @@ class StreamUsageTrackerTest {
         assertThat(at("{\"x\":\"\\\"usage\\\":{}\"}")).isEqualTo(-1);
         assertThat(at("{\"x\":\"\\\\\",\"usage\" : {}}")).isPositive();
         assertThat(at("{\"usage\"")).isEqualTo(-1);
+        assertThat(at("{\"usageMetadata\":{\"x\":1}}")).as("Gemini's key").isEqualTo(1);
+        assertThat(at("{\"usageMetadatax\":{},\"usageMeta\":{},\"xusage\":{}}")).isEqualTo(-1);
+        assertThat(at("{\"a\":\"usage\",\"u\":\"\\\"usage\",\"usage\":{}}")).isEqualTo(27);
+        assertThat(at("{\"usage\":{\"n\":1},\"b\":\"\\\"usage\\\":{}\"}")).as("the key, not the string after it")
+                .isEqualTo(1);
     }
 
     /**
