@@ -1048,7 +1048,14 @@ class ConfigLoaderTest {
         assertError(withKeys("tls:", "  cert_file: " + crt, "  key_file: " + dir.resolve("none.key")) + SIM_MODEL)
                 .hasMessage("tls.key_file: '" + dir.resolve("none.key") + "' does not exist (test.yaml:7)");
         assertError(withKeys("tls:", "  cert_file: " + crt, "  key_file: " + crt, "  ciphers: x") + SIM_MODEL)
-                .hasMessage("tls.ciphers: unknown field; allowed: cert_file, key_file, key_password (test.yaml:8)");
+                .hasMessage("tls.ciphers: unknown field; allowed: cert_file, key_file, key_password, client_ca_file, "
+                        + "client_auth (test.yaml:8)");
+        assertError(withKeys("tls:", "  cert_file: " + crt, "  key_file: " + crt, "  client_auth: optional") + SIM_MODEL)
+                .hasMessage("tls.client_auth: needs client_ca_file: the CA that issues the client certificates "
+                        + "(test.yaml:8)");
+        assertError(withKeys("tls:", "  cert_file: " + crt, "  key_file: " + crt, "  client_ca_file: "
+                + dir.resolve("none.pem")) + SIM_MODEL)
+                .hasMessage("tls.client_ca_file: '" + dir.resolve("none.pem") + "' does not exist (test.yaml:8)");
         assertError(withKeys("admin:", "  tls: {cert_file: " + crt + ", key_file: " + crt + "}") + SIM_MODEL)
                 .hasMessage("admin.tls: needs admin.listen: it is that listener's TLS (test.yaml:6)");
         assertError(withKeys("tls: {cert_file: " + crt + ", key_file: " + crt + "}", "http2: {cleartext: true}")
