@@ -36,9 +36,9 @@ import javax.net.ssl.SSLException;
  * {@code client_ca_file} the handshake asks for a client certificate issued by one of its certificates (required, or
  * optional), and the CA file is rotated like the other two.
  *
- * <p>Rotation: {@link #check()} reads the two files and, when their bytes changed, builds a new context from them;
- * connections opened after that get it, while open ones keep the context (and session) they started with, so
- * nothing is dropped. A pair that does not make a context (a bad file, a key written before or after its
+ * <p>Rotation: {@link #check()} reads the files (two, or three with a client CA) and, when their bytes changed,
+ * builds a new context from them; connections opened after that get it, while open ones keep the context (and
+ * session) they started with, so nothing is dropped. A pair that does not make a context (a bad file, a key written before or after its
  * certificate) is refused with one log line and the old context stays; the same bytes are not tried again.
  *
  * <p>Threads: {@link #check()} runs on the reload thread (file I/O, key check); the context is published through a
