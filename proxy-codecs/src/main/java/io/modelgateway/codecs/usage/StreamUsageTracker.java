@@ -23,6 +23,9 @@ import java.nio.charset.StandardCharsets;
  */
 public final class StreamUsageTracker {
     private static final JsonFactory JSON = new JsonFactory();
+    /** What may follow {@code "usage} in a key: Gemini's {@code usageMetadata}. */
+    private static final byte[] METADATA = {'M', 'e', 't', 'a', 'd', 'a', 't', 'a', '"'};
+
     private final UsageCounts counts = new UsageCounts();
     private final KeyFinder finder = new KeyFinder();
     private int otherEvents;
@@ -65,8 +68,9 @@ public final class StreamUsageTracker {
      * key and puts it near its end (OpenAI's {@code ,"usage":null}} closes every chunk), so the search runs
      * backwards from the end: a few bytes for most events. An event without the key (Anthropic's deltas, OpenAI's
      * chunks when no usage was asked for) is searched whole, in one {@link ByteBuf#forEachByteDesc} whose
-     * {@link KeyFinder} matches both keys byte by byte: the buffer's checks run once per event, not once per byte or
-     * per quote.
+     * {@link KeyFinder} matches {@code "usage} byte by byte: the buffer's checks run once per event, not once per
+     * byte or per quote. What follows it (the closing quote, or Gemini's {@code Metadata"}) is read only where it
+     * matched.
      */
     static int usageObjectAt(ByteBuf buf) {
         return usageObjectAt(buf, new KeyFinder());
@@ -77,16 +81,24 @@ public final class StreamUsageTracker {
         int end = buf.writerIndex();
         int from = end - 1;
         while (from >= start) {
-            finder.reset();
+            finder.matched = 0;
             int q = buf.forEachByteDesc(start, from - start + 1, finder);
             if (q < 0) {
                 return -1;
             }
             from = q - 1;
+            int keyEnd = q + KeyFinder.KEY.length;
+            if (keyEnd < end && buf.getByte(keyEnd) == '"') {
+                keyEnd++;
+            } else if (keyEnd + METADATA.length <= end && matchesMetadata(buf, keyEnd)) {
+                keyEnd += METADATA.length;
+            } else {
+                continue; // "usageX…: another key
+            }
             if (escaped(buf, q)) {
                 continue; // inside a string
             }
-            int j = skipSpace(buf, q + finder.keyLength(), end);
+            int j = skipSpace(buf, keyEnd, end);
             if (j >= end || buf.getByte(j) != ':') {
                 continue; // a string value "usage", not the key
             }
@@ -96,43 +108,30 @@ public final class StreamUsageTracker {
         return -1;
     }
 
+    private static boolean matchesMetadata(ByteBuf buf, int at) {
+        for (int k = 0; k < METADATA.length; k++) {
+            if (buf.getByte(at + k) != METADATA[k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
-     * Scanning backwards, stops at the opening quote of {@code "usage"} or {@code "usageMetadata"} (quotes
-     * included). Each pattern read backwards has a quote only at its two ends, so after a mismatch the match starts
-     * again at 1 on a quote and at 0 otherwise.
+     * Scanning backwards, stops at the opening quote of {@code "usage}. Read backwards ({@code egasu"}) the pattern
+     * has its {@code e} only first, so after a mismatch the match starts again at 1 on an {@code e} and at 0
+     * otherwise.
      */
     static final class KeyFinder implements ByteProcessor {
-        private static final byte[] USAGE = reversed("\"usage\"");
-        private static final byte[] USAGE_METADATA = reversed("\"usageMetadata\"");
+        static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
+        private static final byte[] BACKWARDS = {'e', 'g', 'a', 's', 'u', '"'};
 
-        private int usage;
-        private int metadata;
-
-        void reset() {
-            usage = 0;
-            metadata = 0;
-        }
-
-        /** The length of the key found, quotes included. */
-        int keyLength() {
-            return usage == USAGE.length ? USAGE.length : USAGE_METADATA.length;
-        }
+        int matched;
 
         @Override
         public boolean process(byte b) {
-            usage = b == USAGE[usage] ? usage + 1 : b == '"' ? 1 : 0;
-            metadata = b == USAGE_METADATA[metadata] ? metadata + 1 : b == '"' ? 1 : 0;
-            return usage != USAGE.length && metadata != USAGE_METADATA.length;
-        }
-
-        private static byte[] reversed(String s) {
-            byte[] b = s.getBytes(StandardCharsets.US_ASCII);
-            for (int i = 0, j = b.length - 1; i < j; i++, j--) {
-                byte t = b[i];
-                b[i] = b[j];
-                b[j] = t;
-            }
-            return b;
+            matched = b == BACKWARDS[matched] ? matched + 1 : b == 'e' ? 1 : 0;
+            return matched != BACKWARDS.length;
         }
     }
 

@@ -62,7 +62,7 @@ public final class KeyAuthenticator extends RequestStep {
     }
 
     /** Null when the connection's verified client certificate has {@code subject}; else the 401. */
-    static GatewayError certificateBound(Channel ch, X500Principal subject) {
+    private static GatewayError certificateBound(Channel ch, X500Principal subject) {
         X500Principal presented = peerSubject(ch);
         if (presented == null) {
             return new GatewayError(ErrorKind.AUTHENTICATION, "This API key must be used with its client "

@@ -217,7 +217,7 @@ public final class RedisLink {
         handshakeLeft = steps.size();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(MIN_SETUP_MILLIS, timeoutMillis));
         for (RedisCall c : steps) {
-            write(c, false, deadline);
+            write(c, false, deadline, false);
         }
     }
 
@@ -229,7 +229,7 @@ public final class RedisLink {
         if (state != State.READY || pending.size() >= MAX_PENDING) {
             return false;
         }
-        write(call, false, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+        write(call, false, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis), false);
         return true;
     }
 
@@ -243,10 +243,6 @@ public final class RedisLink {
         }
         write(call, false, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis), true);
         return true;
-    }
-
-    private void write(RedisCall call, boolean withBody, long deadline) {
-        write(call, withBody, deadline, false);
     }
 
     private void write(RedisCall call, boolean withBody, long deadline, boolean lazy) {
@@ -400,7 +396,7 @@ public final class RedisLink {
             // meanwhile is dropped, as it never ran there is nothing to undo.
             if (!call.timedOut) {
                 if (state == State.READY) {
-                    write(call, true, call.deadlineNanos);
+                    write(call, true, call.deadlineNanos, false);
                 } else {
                     call.onFailure(RedisCall.Failure.CONNECTION); // every call is answered once
                 }
