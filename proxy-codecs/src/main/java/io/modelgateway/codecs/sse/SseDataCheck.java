@@ -3,43 +3,50 @@ package io.modelgateway.codecs.sse;
 import io.netty.buffer.ByteBuf;
 
 /**
- * A constant-cost sanity check of one complete server-sent event from a JSON-speaking provider: its first
+ * A cheap sanity check of one complete server-sent event from a JSON-speaking provider: its first
  * {@code data:} payload must open with {@code {} (after the optional space) or be {@code [DONE]}, and the event's
  * last line must close with {@code }} (or {@code ]} for {@code [DONE]}). It looks at the event's first lines up to
  * the data and at its last bytes only — never at the JSON in between — so it cannot prove an event well-formed;
  * it catches a payload cut short or text that is not JSON, which is what a broken upstream sends. Events with no
- * {@code data:} line (comments, keep-alives) pass. Stateless.
+ * {@code data:} line (comments, keep-alives) pass. Stateless; both checks read the event's bytes from one
+ * {@link EventBytes} copy (a bulk copy, then array reads), not byte by byte through the buffer.
  */
 public final class SseDataCheck {
-    /** {@code even}, {@code t:}, {@code data} and {@code {"error"} as big-endian words ({@link ByteBuf#getInt}). */
-    private static final int EVEN = word("even");
-    private static final short T_COLON = (short) word("\0\0t:");
-    private static final int DATA = word("data");
-    private static final long OPEN_ERROR = ((long) word("{\"er") << 32) | (word("ror\"") & 0xFFFFFFFFL);
+    private static final byte[] DATA = ascii("data:");
+    private static final byte[] EVENT = ascii("event:");
+    private static final byte[] DONE = ascii("[DONE]");
+    private static final byte[] OPEN_ERROR = ascii("{\"error\"");
+    private static final byte[] ERROR = ascii("error");
+    private static final byte[] RESPONSE_FAILED = ascii("response.failed");
 
     private SseDataCheck() {
     }
 
-    private static int word(String four) {
-        int w = 0;
-        for (int i = 0; i < 4; i++) {
-            w = (w << 8) | (four.charAt(i) & 0xFF);
+    private static byte[] ascii(String s) {
+        byte[] b = new byte[s.length()];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) s.charAt(i);
         }
-        return w;
+        return b;
     }
 
     /** Whether the event (its readable bytes, untouched) plausibly carries JSON (or the [DONE] marker). */
     public static boolean plausible(ByteBuf event) {
-        int start = event.readerIndex();
-        int end = event.writerIndex();
-        int line = start;
+        return plausible(EventBytes.of(event));
+    }
+
+    /** {@link #plausible(ByteBuf)} on an event's bytes already copied out. */
+    public static boolean plausible(EventBytes event) {
+        byte[] a = event.bytes();
+        int end = event.length();
+        int line = 0;
         int data = -1;
         while (line < end) {
-            if (startsWith(event, line, end, "data:")) {
-                data = line + 5;
+            if (startsWith(a, line, end, DATA)) {
+                data = line + DATA.length;
                 break;
             }
-            int nl = event.indexOf(line, end, (byte) '\n');
+            int nl = indexOf(a, line, end, (byte) '\n');
             if (nl < 0) {
                 return true; // a single line that is not data: nothing to check
             }
@@ -48,31 +55,30 @@ public final class SseDataCheck {
         if (data < 0) {
             return true;
         }
-        if (data < end && event.getByte(data) == ' ') {
+        if (data < end && a[data] == ' ') {
             data++;
         }
         if (data >= end) {
             return false;
         }
-        byte first = event.getByte(data);
-        boolean done = first == '[' && startsWith(event, data, end, "[DONE]");
+        byte first = a[data];
+        boolean done = first == '[' && startsWith(a, data, end, DONE);
         if (first != '{' && !done) {
             return false;
         }
         int last = end - 1;
-        while (last > data && (event.getByte(last) == '\n' || event.getByte(last) == '\r')) {
+        while (last > data && (a[last] == '\n' || a[last] == '\r')) {
             last--;
         }
-        byte b = event.getByte(last);
-        if (b == (done ? ']' : '}')) {
+        if (a[last] == (done ? ']' : '}')) {
             return true;
         }
         // A trailing id:/retry: line or comment after the data is legal SSE: only a data line must end the JSON.
         int lineStart = last;
-        while (lineStart > data && event.getByte(lineStart - 1) != '\n' && event.getByte(lineStart - 1) != '\r') {
+        while (lineStart > data && a[lineStart - 1] != '\n' && a[lineStart - 1] != '\r') {
             lineStart--;
         }
-        return lineStart > data && !startsWith(event, lineStart, end, "data:");
+        return lineStart > data && !startsWith(a, lineStart, end, DATA);
     }
 
     /**
@@ -82,46 +88,54 @@ public final class SseDataCheck {
      * path); an error event is then worth a closer look (its text is redacted before it is relayed).
      */
     public static boolean looksLikeError(ByteBuf event) {
-        int at = event.readerIndex();
-        int end = event.writerIndex();
-        // Whole words read at once: every read of a slice checks the slice and its buffer, so fewer, wider reads.
-        if (end - at < 6) {
-            return false;
-        }
-        int head = event.getInt(at);
-        if (head == EVEN && event.getShort(at + 4) == T_COLON) {
-            at += 6;
-            if (at < end && event.getByte(at) == ' ') {
+        return looksLikeError(EventBytes.of(event));
+    }
+
+    /** {@link #looksLikeError(ByteBuf)} on an event's bytes already copied out. */
+    public static boolean looksLikeError(EventBytes event) {
+        byte[] a = event.bytes();
+        int end = event.length();
+        if (startsWith(a, 0, end, EVENT)) {
+            int at = EVENT.length;
+            if (at < end && a[at] == ' ') {
                 at++;
             }
-            return named(event, at, end, "error") || named(event, at, end, "response.failed");
+            return named(a, at, end, ERROR) || named(a, at, end, RESPONSE_FAILED);
         }
-        if (head == DATA && event.getByte(at + 4) == ':') {
-            at += 5;
-            if (at < end && event.getByte(at) == ' ') {
+        if (startsWith(a, 0, end, DATA)) {
+            int at = DATA.length;
+            if (at < end && a[at] == ' ') {
                 at++;
             }
-            return end - at >= 8 && event.getLong(at) == OPEN_ERROR;
+            return startsWith(a, at, end, OPEN_ERROR);
         }
         return false;
     }
 
     /** Whether the event's name at {@code at} is {@code name}, the whole line. */
-    private static boolean named(ByteBuf event, int at, int end, String name) {
-        int after = at + name.length();
-        return startsWith(event, at, end, name) && (after == end || event.getByte(after) == '\n'
-                || event.getByte(after) == '\r');
+    private static boolean named(byte[] a, int at, int end, byte[] name) {
+        int after = at + name.length;
+        return startsWith(a, at, end, name) && (after == end || a[after] == '\n' || a[after] == '\r');
     }
 
-    private static boolean startsWith(ByteBuf buf, int at, int end, String prefix) {
-        if (end - at < prefix.length()) {
+    private static boolean startsWith(byte[] a, int at, int end, byte[] prefix) {
+        if (end - at < prefix.length) {
             return false;
         }
-        for (int i = 0; i < prefix.length(); i++) {
-            if (buf.getByte(at + i) != prefix.charAt(i)) {
+        for (int i = 0; i < prefix.length; i++) {
+            if (a[at + i] != prefix[i]) {
                 return false;
             }
         }
         return true;
+    }
+
+    private static int indexOf(byte[] a, int from, int end, byte b) {
+        for (int i = from; i < end; i++) {
+            if (a[i] == b) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

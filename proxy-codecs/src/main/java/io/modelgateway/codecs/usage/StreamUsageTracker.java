@@ -3,8 +3,8 @@ package io.modelgateway.codecs.usage;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.codecs.sse.EventBytes;
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ByteProcessor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -23,11 +23,12 @@ import java.nio.charset.StandardCharsets;
  */
 public final class StreamUsageTracker {
     private static final JsonFactory JSON = new JsonFactory();
+    /** The key's start: {@code "usage}. */
+    private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
     /** What may follow {@code "usage} in a key: Gemini's {@code usageMetadata}. */
     private static final byte[] METADATA = {'M', 'e', 't', 'a', 'd', 'a', 't', 'a', '"'};
 
     private final UsageCounts counts = new UsageCounts();
-    private final KeyFinder finder = new KeyFinder();
     private int otherEvents;
     private boolean complete;
 
@@ -37,8 +38,12 @@ public final class StreamUsageTracker {
      * (GD-21).
      */
     public boolean onEvent(ByteBuf event) {
-        int at = usageObjectAt(event, finder);
-        if (at < 0) {
+        return onEvent(event, EventBytes.of(event));
+    }
+
+    /** {@link #onEvent(ByteBuf)} with the event's bytes already copied out ({@code bytes}: the same event's). */
+    public boolean onEvent(ByteBuf event, EventBytes bytes) {
+        if (usageObjectAt(bytes.bytes(), bytes.length()) < 0) {
             otherEvents++;
             return false;
         }
@@ -63,90 +68,71 @@ public final class StreamUsageTracker {
         return otherEvents;
     }
 
-    /**
-     * Index of the {@code "usage":} key when its value is an object, or -1. An event carries at most one usage
-     * key and puts it near its end (OpenAI's {@code ,"usage":null}} closes every chunk), so the search runs
-     * backwards from the end: a few bytes for most events. An event without the key (Anthropic's deltas, OpenAI's
-     * chunks when no usage was asked for) is searched whole, in one {@link ByteBuf#forEachByteDesc} whose
-     * {@link KeyFinder} matches {@code "usage} byte by byte: the buffer's checks run once per event, not once per
-     * byte or per quote. What follows it (the closing quote, or Gemini's {@code Metadata"}) is read only where it
-     * matched.
-     */
+    /** {@link #usageObjectAt(byte[], int)} in a buffer: the buffer's index of the key, or -1. */
     static int usageObjectAt(ByteBuf buf) {
-        return usageObjectAt(buf, new KeyFinder());
+        EventBytes bytes = EventBytes.of(buf);
+        int at = usageObjectAt(bytes.bytes(), bytes.length());
+        return at < 0 ? -1 : buf.readerIndex() + at;
     }
 
-    private static int usageObjectAt(ByteBuf buf, KeyFinder finder) {
-        int start = buf.readerIndex();
-        int end = buf.writerIndex();
-        int from = end - 1;
-        while (from >= start) {
-            finder.matched = 0;
-            int q = buf.forEachByteDesc(start, from - start + 1, finder);
-            if (q < 0) {
-                return -1;
+    /**
+     * Index of the {@code "usage":} key in {@code a[0, end)} when its value is an object, or -1. An event carries at
+     * most one usage key and puts it near its end (OpenAI's {@code ,"usage":null}} closes every chunk), so the search
+     * runs backwards from the end: a few bytes for most events. An event without the key (Anthropic's deltas, OpenAI's
+     * chunks when no usage was asked for) is searched whole, one array read per byte. Gemini's {@code usageMetadata}
+     * counts as the key too.
+     */
+    static int usageObjectAt(byte[] a, int end) {
+        for (int q = end - KEY.length; q >= 0; q--) {
+            if (a[q] != '"' || !matches(a, q, KEY)) {
+                continue;
             }
-            from = q - 1;
-            int keyEnd = q + KeyFinder.KEY.length;
-            if (keyEnd < end && buf.getByte(keyEnd) == '"') {
+            int keyEnd = q + KEY.length;
+            if (keyEnd < end && a[keyEnd] == '"') {
                 keyEnd++;
-            } else if (keyEnd + METADATA.length <= end && matchesMetadata(buf, keyEnd)) {
+            } else if (keyEnd + METADATA.length <= end && matches(a, keyEnd, METADATA)) {
                 keyEnd += METADATA.length;
             } else {
                 continue; // "usageX…: another key
             }
-            if (escaped(buf, q)) {
+            if (escaped(a, q)) {
                 continue; // inside a string
             }
-            int j = skipSpace(buf, keyEnd, end);
-            if (j >= end || buf.getByte(j) != ':') {
+            int j = skipSpace(a, keyEnd, end);
+            if (j >= end || a[j] != ':') {
                 continue; // a string value "usage", not the key
             }
-            j = skipSpace(buf, j + 1, end);
-            return j < end && buf.getByte(j) == '{' ? q : -1;
+            j = skipSpace(a, j + 1, end);
+            return j < end && a[j] == '{' ? q : -1;
         }
         return -1;
     }
 
-    private static boolean matchesMetadata(ByteBuf buf, int at) {
-        for (int k = 0; k < METADATA.length; k++) {
-            if (buf.getByte(at + k) != METADATA[k]) {
+    private static boolean matches(byte[] a, int at, byte[] what) {
+        for (int k = 0; k < what.length; k++) {
+            if (a[at + k] != what[k]) {
                 return false;
             }
         }
         return true;
     }
 
-    /**
-     * Scanning backwards, stops at the opening quote of {@code "usage}. Read backwards ({@code egasu"}) the pattern
-     * has its {@code e} only first, so after a mismatch the match starts again at 1 on an {@code e} and at 0
-     * otherwise.
-     */
-    static final class KeyFinder implements ByteProcessor {
-        static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
-        private static final byte[] BACKWARDS = {'e', 'g', 'a', 's', 'u', '"'};
-
-        int matched;
-
-        @Override
-        public boolean process(byte b) {
-            matched = b == BACKWARDS[matched] ? matched + 1 : b == 'e' ? 1 : 0;
-            return matched != BACKWARDS.length;
-        }
-    }
-
     /** Whether the quote at {@code at} is preceded by an odd number of backslashes (so inside a string). */
-    private static boolean escaped(ByteBuf buf, int at) {
+    private static boolean escaped(byte[] a, int at) {
         int n = 0;
-        for (int k = at - 1; k >= buf.readerIndex() && buf.getByte(k) == '\\'; k--) {
+        for (int k = at - 1; k >= 0 && a[k] == '\\'; k--) {
             n++;
         }
         return (n & 1) == 1;
     }
 
-    private static int skipSpace(ByteBuf buf, int from, int end) {
-        int j = buf.forEachByte(from, end - from, ByteProcessor.FIND_NON_LINEAR_WHITESPACE);
-        return j < 0 ? end : j;
+    /** The first index from {@code from} that is not a space or a tab, or {@code end}. */
+    private static int skipSpace(byte[] a, int from, int end) {
+        int j = from;
+        while (j < end && (a[j] == ' ' || a[j] == '\t')) {
+            j++;
+        }
+        return j;
     }
 
     /** Parses the event's data payload; rare (one or two events per stream), so a String is fine here. */

@@ -1,6 +1,7 @@
 package io.modelgateway.core.answer;
 
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.sse.EventBytes;
 import io.modelgateway.codecs.translate.Usage;
 import io.modelgateway.codecs.usage.BodyUsageScanner;
 import io.modelgateway.codecs.usage.StreamUsageTracker;
@@ -65,9 +66,12 @@ final class AnswerAccounting {
         return bodyUsage.wellFormed();
     }
 
-    /** One stream event; true when it carries only usage (the chunk a caller who did not ask must not get). */
-    boolean event(ByteBuf event) {
-        return streamUsage.onEvent(event);
+    /**
+     * One stream event ({@code bytes}: its bytes, copied out for the checks it just passed); true when it carries only
+     * usage (the chunk a caller who did not ask must not get).
+     */
+    boolean event(ByteBuf event, EventBytes bytes) {
+        return streamUsage.onEvent(event, bytes);
     }
 
     /** Puts the tokens on the record: {@code code} is the provider's status, 0 when no head arrived. */

@@ -4,6 +4,7 @@ import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.ErrorBodies;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.codecs.sse.EventBytes;
 import io.modelgateway.codecs.sse.SseDataCheck;
 import io.modelgateway.codecs.sse.SseEventScanner;
 import io.modelgateway.codecs.translate.StreamTranslator;
@@ -49,6 +50,11 @@ final class StreamRelay {
     private final boolean withholdUsageChunk;
     /** What each event of a piece goes to, made once here: a method reference per piece allocated per event. */
     private final Consumer<ByteBuf> onEvent;
+    /**
+     * The bytes of the event {@link #checked} last let through, copied out once for its checks and its usage search
+     * (the thread's view: read before the next event is checked).
+     */
+    private EventBytes checkedBytes;
     /** The provider sent an error event (relayed as it is when passing through): the exchange failed upstream. */
     private boolean upstreamErrorEvent;
     /** Pass-through events relayed: the next {@code sequence_number} of a Responses API stream (GD-28). */
@@ -111,7 +117,7 @@ final class StreamRelay {
         if (event == null) {
             return;
         }
-        if (accounting.event(event) && withholdUsageChunk) {
+        if (accounting.event(event, checkedBytes) && withholdUsageChunk) {
             event.release(); // counted above; the caller did not ask for it (GD-21)
             return;
         }
@@ -125,7 +131,7 @@ final class StreamRelay {
         if (event == null) {
             return;
         }
-        accounting.event(event);
+        accounting.event(event, checkedBytes);
         try {
             translator.onEvent(event, this::writeEvent);
         } finally {
@@ -148,16 +154,20 @@ final class StreamRelay {
             event.release();
             return null;
         }
-        if (!SseDataCheck.plausible(event)) {
+        EventBytes bytes = EventBytes.of(event);
+        if (!SseDataCheck.plausible(bytes)) {
             event.release();
             malformedEvent();
             return null;
         }
-        if (!SseDataCheck.looksLikeError(event)) {
+        if (!SseDataCheck.looksLikeError(bytes)) {
+            checkedBytes = bytes;
             return event;
         }
         upstreamErrorEvent = true;
-        return withoutSecrets(event);
+        ByteBuf clean = withoutSecrets(event);
+        checkedBytes = clean == event ? bytes : EventBytes.of(clean);
+        return clean;
     }
 
     /**

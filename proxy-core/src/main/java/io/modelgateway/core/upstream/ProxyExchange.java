@@ -78,6 +78,8 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
      * connection can be pooled again (auto-read on, nobody else listening), or drops it if the upstream closes.
      */
     private boolean draining;
+    /** The upstream's current read already stamped the watchdog's last-received time. */
+    private boolean receivedThisRead;
     /** Bytes of a taken-over error body read and dropped: past {@code max_error_body_bytes}, not read on. */
     private long drainedBytes;
     /** Type bedrock: the InvokeModel call (made once at start) and its answer's adapter; null for other types. */
@@ -175,6 +177,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         long now = System.nanoTime();
         request.record().upstreamSent(now);
         writer.asked();
+        receivedThisRead = false;
         watchdog.sent(now, paused);
         upstream.writeAndFlush(bedrockCall != null
                         ? target.bedrock.build(target, provider, request, bedrockCall, System.currentTimeMillis())
@@ -208,7 +211,11 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
             }
             if (msg instanceof HttpContent content) {
                 if (!writer.done()) {
-                    watchdog.received(System.nanoTime());
+                    if (!receivedThisRead) {
+                        // One clock read per upstream read: a burst's many chunks all arrived with it.
+                        receivedThisRead = true;
+                        watchdog.received(System.nanoTime());
+                    }
                     if (bedrockAnswer != null) {
                         bedrockAnswer.content(content.content(), content instanceof LastHttpContent);
                     } else {
@@ -258,6 +265,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
 
     @Override
     public void onUpstreamReadComplete() {
+        receivedThisRead = false;
         writer.readComplete();
     }
 
