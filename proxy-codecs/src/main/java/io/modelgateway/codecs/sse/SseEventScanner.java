@@ -3,6 +3,7 @@ package io.modelgateway.codecs.sse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.util.ByteProcessor;
 import java.util.function.Consumer;
 
 /**
@@ -32,6 +33,7 @@ public final class SseEventScanner {
 
     private final ByteBufAllocator alloc;
     private final int maxEventBytes;
+    private final LineEnd lineEnd = new LineEnd();
     /**
      * The current, unfinished event from earlier reads: a composite of up to {@link #MAX_SLICES} slices, or one
      * buffer the pieces are copied into; null when none.
@@ -43,13 +45,6 @@ public final class SseEventScanner {
     private int lineEnds;
     /** The last byte seen was CR, so an LF right after it belongs to the same line end. */
     private boolean lastWasCr;
-    /**
-     * In the input of the current {@link #feed}: the next CR at or after the last search, or the input's end when
-     * there is none (-1: not searched yet).
-     */
-    private int crAt;
-    /** The line end {@link #nextLineEnd} found last: CR or LF. */
-    private byte found;
 
     /** A scanner with the {@link #DEFAULT_MAX_EVENT_BYTES default limit}. */
     public SseEventScanner(ByteBufAllocator alloc) {
@@ -79,7 +74,6 @@ public final class SseEventScanner {
         int end = in.writerIndex();
         int eventStart = start;
         int i = start;
-        crAt = -1;
         if (lineEnds >= 2 && lastWasCr && start < end && in.getByte(start) != '\n') {
             // The previous read ended on the CR of a blank line and no LF followed: that event is complete.
             eventStart = emit(in, start, start, onEvent);
@@ -90,7 +84,7 @@ public final class SseEventScanner {
             lastWasCr = false;
         }
         while (i < end) {
-            int j = nextLineEnd(in, i, end);
+            int j = in.forEachByte(i, end - i, lineEnd);
             if (j < 0) {
                 lineEnds = 0;
                 lastWasCr = false;
@@ -100,7 +94,7 @@ public final class SseEventScanner {
                 lineEnds = 0;
                 lastWasCr = false;
             }
-            byte b = found;
+            byte b = lineEnd.found;
             if (b == '\n' && lastWasCr) {
                 lastWasCr = false; // second half of CR LF; already counted
                 if (lineEnds >= 2) {
@@ -184,26 +178,20 @@ public final class SseEventScanner {
     }
 
     /**
-     * The index of the first CR or LF in {@code in[from, end)}, or -1; sets {@link #found} to which. Two searches
-     * with {@link ByteBuf#indexOf}, which reads eight bytes at a time, rather than a checked read per byte: the next
-     * CR is searched once and remembered until the scan passes it (so input without any CR, as most providers send,
-     * costs one CR search per feed in all), and the LF search stops at it.
+     * Stops at a CR or an LF and keeps which one it was, so that the scan need not read that byte again through the
+     * buffer's checked {@code getByte} (on a slice, a bounds check and the parent's reference count per call).
      */
-    private int nextLineEnd(ByteBuf in, int from, int end) {
-        if (crAt < from) {
-            int cr = in.indexOf(from, end, (byte) '\r');
-            crAt = cr < 0 ? end : cr;
+    private static final class LineEnd implements ByteProcessor {
+        byte found;
+
+        @Override
+        public boolean process(byte b) {
+            if (b == '\r' || b == '\n') {
+                found = b;
+                return false;
+            }
+            return true;
         }
-        int lf = crAt > from ? in.indexOf(from, crAt, (byte) '\n') : -1;
-        if (lf >= 0) {
-            found = '\n';
-            return lf;
-        }
-        if (crAt < end) {
-            found = '\r';
-            return crAt;
-        }
-        return -1;
     }
 
     /** The event in progress passed the limit: drop it; the scanner takes nothing more. */
