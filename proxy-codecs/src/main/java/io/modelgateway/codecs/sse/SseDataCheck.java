@@ -1,6 +1,7 @@
 package io.modelgateway.codecs.sse;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A cheap sanity check of one complete server-sent event from a JSON-speaking provider: its first
@@ -12,22 +13,14 @@ import io.netty.buffer.ByteBuf;
  * {@link EventBytes} copy (a bulk copy, then array reads), not byte by byte through the buffer.
  */
 public final class SseDataCheck {
-    private static final byte[] DATA = ascii("data:");
-    private static final byte[] EVENT = ascii("event:");
-    private static final byte[] DONE = ascii("[DONE]");
-    private static final byte[] OPEN_ERROR = ascii("{\"error\"");
-    private static final byte[] ERROR = ascii("error");
-    private static final byte[] RESPONSE_FAILED = ascii("response.failed");
+    private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EVENT = "event:".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] OPEN_ERROR = "{\"error\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ERROR = "error".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RESPONSE_FAILED = "response.failed".getBytes(StandardCharsets.US_ASCII);
 
     private SseDataCheck() {
-    }
-
-    private static byte[] ascii(String s) {
-        byte[] b = new byte[s.length()];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = (byte) s.charAt(i);
-        }
-        return b;
     }
 
     /** Whether the event (its readable bytes, untouched) plausibly carries JSON (or the [DONE] marker). */
