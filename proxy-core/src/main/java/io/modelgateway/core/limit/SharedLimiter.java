@@ -13,7 +13,6 @@ import io.modelgateway.core.limit.shared.LuaScript;
 import io.modelgateway.core.limit.shared.RedisCall;
 import io.modelgateway.core.limit.shared.RedisLink;
 import io.modelgateway.core.limit.shared.Resp;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.DatagramChannel;
@@ -680,14 +679,14 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     // ---- the calls
 
     /** Writes the keys every script of one admission takes: per scope its usage hash and lease set, then its hold. */
-    private static void keys(ByteBuf out, SharedAdmission a) {
+    private static void keys(Resp out, SharedAdmission a) {
         for (int i = 0; i < a.count; i++) {
-            Resp.bulk(out, a.usageKeys[i]);
-            Resp.bulk(out, a.leaseKeys[i]);
+            out.bulk(a.usageKeys[i]);
+            out.bulk(a.leaseKeys[i]);
         }
-        Resp.bulk(out, a.holdKey);
+        out.bulk(a.holdKey);
         if (a.spendKey != null) {
-            Resp.bulk(out, a.spendKey);
+            out.bulk(a.spendKey);
         }
     }
 
@@ -738,28 +737,28 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         }
 
         @Override
-        protected void encode(ByteBuf out, boolean withBody) {
+        protected void encode(Resp out, boolean withBody) {
             scriptHeader(out, ADMIT, withBody, keyCount(a), 11 + 5 * a.count);
             keys(out, a);
-            Resp.bulk(out, scriptNow());
-            Resp.bulk(out, a.id);
-            Resp.bulk(out, a.leaseTtlMillis);
-            Resp.bulk(out, HOLD_TTL_MILLIS);
-            Resp.bulk(out, a.estimate);
-            Resp.bulk(out, a.count);
+            out.bulk(scriptNow());
+            out.bulk(a.id);
+            out.bulk(a.leaseTtlMillis);
+            out.bulk(HOLD_TTL_MILLIS);
+            out.bulk(a.estimate);
+            out.bulk(a.count);
             for (int i = 0; i < a.count; i++) {
                 LimitsConfig l = a.limits[i];
-                Resp.bulk(out, l.requestsPerMinute());
-                Resp.bulk(out, l.tokensPerMinute());
-                Resp.bulk(out, l.concurrentRequests());
-                Resp.bulk(out, l.dailyTokens());
-                Resp.bulk(out, a.tokensReserved(i));
+                out.bulk(l.requestsPerMinute());
+                out.bulk(l.tokensPerMinute());
+                out.bulk(l.concurrentRequests());
+                out.bulk(l.dailyTokens());
+                out.bulk(a.tokensReserved(i));
             }
-            Resp.bulk(out, a.spendKey != null ? 1 : 0);
-            Resp.bulk(out, a.month);
-            Resp.bulk(out, a.dailyBudgetMicros);
-            Resp.bulk(out, a.monthlyBudgetMicros);
-            Resp.bulk(out, a.costEstimateMicros);
+            out.bulk(a.spendKey != null ? 1 : 0);
+            out.bulk(a.month);
+            out.bulk(a.dailyBudgetMicros);
+            out.bulk(a.monthlyBudgetMicros);
+            out.bulk(a.costEstimateMicros);
         }
 
         @Override
@@ -819,29 +818,29 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         }
 
         @Override
-        protected void encode(ByteBuf out, boolean withBody) {
+        protected void encode(Resp out, boolean withBody) {
             attempts++;
             scriptHeader(out, SETTLE, withBody, keyCount(a), 10 + 6 * a.count);
             keys(out, a);
-            Resp.bulk(out, scriptNow());
-            Resp.bulk(out, a.id);
-            Resp.bulk(out, actual);
-            Resp.bulk(out, refund ? 1 : 0);
-            Resp.bulk(out, a.count);
+            out.bulk(scriptNow());
+            out.bulk(a.id);
+            out.bulk(actual);
+            out.bulk(refund ? 1 : 0);
+            out.bulk(a.count);
             for (int i = 0; i < a.count; i++) {
                 LimitsConfig l = a.limits[i];
-                Resp.bulk(out, l.requestsPerMinute());
-                Resp.bulk(out, l.tokensPerMinute());
-                Resp.bulk(out, a.tokensReserved(i));
-                Resp.bulk(out, l.concurrentRequests() > 0 ? 1 : 0);
-                Resp.bulk(out, l.dailyTokens() > 0 ? 1 : 0);
-                Resp.bulk(out, l.dailyTokens() > 0 ? a.estimate : 0);
+                out.bulk(l.requestsPerMinute());
+                out.bulk(l.tokensPerMinute());
+                out.bulk(a.tokensReserved(i));
+                out.bulk(l.concurrentRequests() > 0 ? 1 : 0);
+                out.bulk(l.dailyTokens() > 0 ? 1 : 0);
+                out.bulk(l.dailyTokens() > 0 ? a.estimate : 0);
             }
-            Resp.bulk(out, a.spendKey != null ? 1 : 0);
-            Resp.bulk(out, a.month);
-            Resp.bulk(out, a.dayReservedMicros());
-            Resp.bulk(out, a.monthReservedMicros());
-            Resp.bulk(out, refund ? 0 : a.costMicros);
+            out.bulk(a.spendKey != null ? 1 : 0);
+            out.bulk(a.month);
+            out.bulk(a.dayReservedMicros());
+            out.bulk(a.monthReservedMicros());
+            out.bulk(refund ? 0 : a.costMicros);
         }
 
         @Override
@@ -885,11 +884,11 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         }
 
         @Override
-        protected void encode(ByteBuf out, boolean withBody) {
+        protected void encode(Resp out, boolean withBody) {
             scriptHeader(out, SPEND, withBody, 1, 2);
-            Resp.bulk(out, spendKey);
-            Resp.bulk(out, scriptNow());
-            Resp.bulk(out, month);
+            out.bulk(spendKey);
+            out.bulk(scriptNow());
+            out.bulk(month);
         }
 
         @Override
@@ -924,7 +923,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         }
 
         @Override
-        protected void encode(ByteBuf out, boolean withBody) {
+        protected void encode(Resp out, boolean withBody) {
             int keys = 0;
             for (SharedAdmission a : batch) {
                 for (int i = 0; i < a.count; i++) {
@@ -937,16 +936,16 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             for (SharedAdmission a : batch) {
                 for (int i = 0; i < a.count; i++) {
                     if (a.limits[i].concurrentRequests() > 0) {
-                        Resp.bulk(out, a.leaseKeys[i]);
+                        out.bulk(a.leaseKeys[i]);
                     }
                 }
             }
-            Resp.bulk(out, scriptNow());
-            Resp.bulk(out, ttl);
+            out.bulk(scriptNow());
+            out.bulk(ttl);
             for (SharedAdmission a : batch) {
                 for (int i = 0; i < a.count; i++) {
                     if (a.limits[i].concurrentRequests() > 0) {
-                        Resp.bulk(out, a.id);
+                        out.bulk(a.id);
                     }
                 }
             }

@@ -1,6 +1,5 @@
 package io.modelgateway.core.limit.shared;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.charset.StandardCharsets;
 
@@ -42,7 +41,7 @@ public abstract class RedisCall {
      * @param withBody for a script call: {@code EVAL} with the body instead of {@code EVALSHA} (after
      *                 {@code NOSCRIPT})
      */
-    protected abstract void encode(ByteBuf out, boolean withBody);
+    protected abstract void encode(Resp out, boolean withBody);
 
     /**
      * The reply ({@code ErrorRedisMessage} for an error other than {@code NOSCRIPT}, which the link handles). The
@@ -53,10 +52,10 @@ public abstract class RedisCall {
     protected abstract void onFailure(Failure failure);
 
     /** The first parts of a script call: {@code EVALSHA sha numkeys} (or {@code EVAL body numkeys}). */
-    protected static void scriptHeader(ByteBuf out, LuaScript script, boolean withBody, int keys, int args) {
-        Resp.array(out, 3 + keys + args);
-        Resp.bulk(out, withBody ? EVAL : EVALSHA);
-        Resp.bulk(out, withBody ? script.body() : script.sha());
-        Resp.bulk(out, keys);
+    protected static void scriptHeader(Resp out, LuaScript script, boolean withBody, int keys, int args) {
+        out.array(3 + keys + args);
+        out.bulk(withBody ? EVAL : EVALSHA);
+        out.bulk(withBody ? script.body() : script.sha());
+        out.bulk(keys);
     }
 }

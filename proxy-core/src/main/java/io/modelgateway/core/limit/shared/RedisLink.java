@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * One connection to Redis, living on one of the gateway's event loops: the calls of the exchanges on that loop go
  * out on it and their replies complete them on that loop, so a limit check never crosses threads and needs no
- * lock. Calls are pipelined (written as they come, flushed once per turn of the loop) and matched to replies in
- * order. A call nobody waits for (a settlement) may be sent {@linkplain #sendLazily lazily}: written at once but
+ * lock. Calls are pipelined and matched to replies in order: each is encoded into the link's reused array
+ * ({@link Resp}) and appended to one outgoing buffer, which goes to the socket in one write, once per turn of the
+ * loop. A call nobody waits for (a settlement) may be sent {@linkplain #sendLazily lazily}: written at once but
  * flushed with the next call that is waited for, or within {@link #LAZY_FLUSH_MICROS} at the latest, so that at a
  * modest rate it shares that call's write, Redis's read and the reply's read instead of costing its own.
  *
@@ -41,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  * hammered by every request.
  *
  * <p>Confined to its event loop: every method but {@link #connect()} and {@link #close()} must be called there.
- * The buffers it writes are released by the channel; every reply is released here after its call saw it.
+ * The outgoing buffer is released by the channel once written, or here when the connection goes first; every reply
+ * is released here after its call saw it.
  */
 public final class RedisLink {
     /** What the owner hears from a link, on the link's loop. */
@@ -86,6 +88,10 @@ public final class RedisLink {
     private final Events events;
 
     private final ArrayDeque<RedisCall> pending = new ArrayDeque<>();
+    /** The command being encoded. */
+    private final Resp resp = new Resp();
+    /** Commands written since the last flush, for the current channel; null when there are none. */
+    private ByteBuf outbox;
     private final Runnable flush = this::flush;
     private final Runnable lazyFlush = this::lazyFlush;
     private final Runnable expire = this::expire;
@@ -215,9 +221,9 @@ public final class RedisLink {
         }
         steps.add(new Setup(PING));
         handshakeLeft = steps.size();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(MIN_SETUP_MILLIS, timeoutMillis));
+        long timeout = TimeUnit.MILLISECONDS.toNanos(Math.max(MIN_SETUP_MILLIS, timeoutMillis));
         for (RedisCall c : steps) {
-            write(c, false, deadline, false);
+            write(c, false, timeout, false);
         }
     }
 
@@ -229,7 +235,7 @@ public final class RedisLink {
         if (state != State.READY || pending.size() >= MAX_PENDING) {
             return false;
         }
-        write(call, false, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis), false);
+        write(call, false, TimeUnit.MILLISECONDS.toNanos(timeoutMillis), false);
         return true;
     }
 
@@ -241,24 +247,27 @@ public final class RedisLink {
         if (state != State.READY || pending.size() >= MAX_PENDING) {
             return false;
         }
-        write(call, false, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis), true);
+        write(call, false, TimeUnit.MILLISECONDS.toNanos(timeoutMillis), true);
         return true;
     }
 
-    private void write(RedisCall call, boolean withBody, long deadline, boolean lazy) {
-        ByteBuf out = channel.alloc().ioBuffer(withBody ? 512 + call.script().body().length : 256);
-        try {
-            call.encode(out, withBody);
-        } catch (RuntimeException e) {
-            out.release();
-            throw e;
+    /**
+     * Encodes {@code call} and appends it to the outgoing buffer. Its deadline is {@code timeoutNanos} from now,
+     * or, for a call sent again with its script's body ({@code timeoutNanos} negative), the one it had.
+     */
+    private void write(RedisCall call, boolean withBody, long timeoutNanos, boolean lazy) {
+        resp.reset();
+        call.encode(resp, withBody); // throws before anything is queued
+        if (outbox == null) {
+            outbox = channel.alloc().ioBuffer(Math.max(1024, resp.length()));
         }
-        if (!withBody) {
-            call.sentNanos = System.nanoTime();
+        resp.writeTo(outbox);
+        if (timeoutNanos >= 0) {
+            long now = System.nanoTime();
+            call.sentNanos = now;
+            call.deadlineNanos = now + timeoutNanos;
         }
-        call.deadlineNanos = deadline;
         pending.add(call);
-        channel.write(out, channel.voidPromise());
         if (lazy) {
             lazyUnflushed = true;
             if (!lazyFlushScheduled) {
@@ -270,15 +279,25 @@ public final class RedisLink {
             loop.execute(flush);
         }
         if (timer == null) {
-            schedule(deadline);
+            schedule(call.deadlineNanos);
         }
     }
 
     private void flush() {
         flushScheduled = false;
         lazyUnflushed = false;
-        if (channel != null) {
-            channel.flush();
+        ByteBuf out = outbox;
+        if (out != null) {
+            outbox = null;
+            channel.writeAndFlush(out, channel.voidPromise());
+        }
+    }
+
+    /** Drops what was written and not flushed: its connection is gone (its calls fail with it). */
+    private void dropOutbox() {
+        if (outbox != null) {
+            outbox.release();
+            outbox = null;
         }
     }
 
@@ -350,6 +369,7 @@ public final class RedisLink {
             return;
         }
         state = State.CLOSED;
+        dropOutbox();
         if (channel != null) {
             channel.close();
         }
@@ -374,6 +394,7 @@ public final class RedisLink {
             return;
         }
         channel = null;
+        dropOutbox();
         boolean wasUp = state == State.READY || state == State.HANDSHAKE;
         if (state != State.CLOSED) {
             state = State.IDLE;
@@ -396,7 +417,7 @@ public final class RedisLink {
             // meanwhile is dropped, as it never ran there is nothing to undo.
             if (!call.timedOut) {
                 if (state == State.READY) {
-                    write(call, true, call.deadlineNanos, false);
+                    write(call, true, -1, false);
                 } else {
                     call.onFailure(RedisCall.Failure.CONNECTION); // every call is answered once
                 }
@@ -453,10 +474,10 @@ public final class RedisLink {
         }
 
         @Override
-        protected void encode(ByteBuf out, boolean withBody) {
-            Resp.array(out, parts.length);
+        protected void encode(Resp out, boolean withBody) {
+            out.array(parts.length);
             for (byte[] p : parts) {
-                Resp.bulk(out, p);
+                out.bulk(p);
             }
         }
 
@@ -473,9 +494,9 @@ public final class RedisLink {
     public static RedisCall ping(java.util.function.Consumer<Boolean> then) {
         return new RedisCall() {
             @Override
-            protected void encode(ByteBuf out, boolean withBody) {
-                Resp.array(out, 1);
-                Resp.bulk(out, PING);
+            protected void encode(Resp out, boolean withBody) {
+                out.array(1);
+                out.bulk(PING);
             }
 
             @Override

@@ -1,98 +1,117 @@
 package io.modelgateway.core.limit.shared;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.util.concurrent.FastThreadLocal;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
- * Writes Redis commands in RESP (arrays of bulk strings) straight into the buffer that goes to the socket: no
- * message objects, and numbers written as digits without a string in between.
+ * Writes one Redis command in RESP (an array of bulk strings) into a byte array that the writer keeps and reuses,
+ * and hands the whole command to the socket's buffer in one copy: a command's forty-odd small parts cost array
+ * stores, not forty-odd bounds- and reference-checked writes into a direct buffer. Numbers are written as digits
+ * without a string in between.
+ *
+ * <p>One writer per {@link RedisLink}, used on its event loop only; {@link #reset} starts the next command.
  */
 public final class Resp {
-    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] MIN_VALUE = "-9223372036854775808".getBytes(StandardCharsets.US_ASCII);
+    /** A command bigger than this (a script's body, after NOSCRIPT) gets an array of its own, not kept after. */
+    static final int KEEP_MAX = 16 * 1024;
+
     /** The most characters a long takes in decimal ({@code -9223372036854775808}). */
     private static final int DIGITS = 20;
-    private static final byte[] MIN_VALUE = "-9223372036854775808".getBytes(StandardCharsets.US_ASCII);
-    /** Each event loop's digits of the number being written. */
-    private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
-        @Override
-        protected byte[] initialValue() {
-            return new byte[DIGITS];
-        }
-    };
 
-    private Resp() {
+    private byte[] buf = new byte[512];
+    /** The digits of the number being written, at its end. */
+    private final byte[] scratch = new byte[DIGITS];
+    private int len;
+
+    /** Forgets the command written so far; the next part starts a new one. */
+    public void reset() {
+        if (buf.length > KEEP_MAX) {
+            buf = new byte[512];
+        }
+        len = 0;
+    }
+
+    /** Bytes written since {@link #reset}. */
+    public int length() {
+        return len;
+    }
+
+    /** Appends what was written since {@link #reset} to {@code out}. */
+    public void writeTo(ByteBuf out) {
+        out.writeBytes(buf, 0, len);
     }
 
     /** {@code *count\r\n}: a command of {@code count} parts follows. */
-    public static void array(ByteBuf out, int count) {
-        out.writeByte('*');
-        digits(out, count);
-        out.writeBytes(CRLF);
+    public void array(int count) {
+        room(22);
+        buf[len++] = '*';
+        digits(count);
+        crlf();
     }
 
-    public static void bulk(ByteBuf out, byte[] bytes) {
-        out.writeByte('$');
-        digits(out, bytes.length);
-        out.writeBytes(CRLF);
-        out.writeBytes(bytes);
-        out.writeBytes(CRLF);
+    public void bulk(byte[] bytes) {
+        room(bytes.length + 26);
+        buf[len++] = '$';
+        digits(bytes.length);
+        crlf();
+        System.arraycopy(bytes, 0, buf, len, bytes.length);
+        len += bytes.length;
+        crlf();
     }
 
     /** A bulk string of the UTF-8 bytes of {@code text}. */
-    public static void bulk(ByteBuf out, CharSequence text) {
-        bulk(out, text, "", "");
-    }
-
-    /** One bulk string made of the UTF-8 bytes of {@code a}, {@code b} and {@code c} in a row (a key's parts). */
-    public static void bulk(ByteBuf out, CharSequence a, CharSequence b, CharSequence c) {
-        out.writeByte('$');
-        digits(out, ByteBufUtil.utf8Bytes(a) + ByteBufUtil.utf8Bytes(b) + ByteBufUtil.utf8Bytes(c));
-        out.writeBytes(CRLF);
-        ByteBufUtil.writeUtf8(out, a);
-        ByteBufUtil.writeUtf8(out, b);
-        ByteBufUtil.writeUtf8(out, c);
-        out.writeBytes(CRLF);
+    public void bulk(CharSequence text) {
+        int n = text.length();
+        for (int i = 0; i < n; i++) {
+            if (text.charAt(i) >= 0x80) {
+                bulk(text.toString().getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+        }
+        room(n + 26);
+        buf[len++] = '$';
+        digits(n);
+        crlf();
+        for (int i = 0; i < n; i++) {
+            buf[len++] = (byte) text.charAt(i);
+        }
+        crlf();
     }
 
     /** A bulk string of the decimal digits of {@code value}. */
-    public static void bulk(ByteBuf out, long value) {
-        byte[] d = SCRATCH.get();
-        int from = toDigits(d, value);
+    public void bulk(long value) {
+        int from = toDigits(value);
         int n = DIGITS - from;
-        out.ensureWritable(n + 7);
-        out.writeByte('$');
+        room(n + 7);
+        buf[len++] = '$';
         if (n >= 10) {
-            out.writeByte('0' + n / 10);
+            buf[len++] = (byte) ('0' + n / 10);
         }
-        out.writeByte('0' + n % 10);
-        out.writeBytes(CRLF);
-        out.writeBytes(d, from, n);
-        out.writeBytes(CRLF);
+        buf[len++] = (byte) ('0' + n % 10);
+        crlf();
+        System.arraycopy(scratch, from, buf, len, n);
+        len += n;
+        crlf();
     }
 
-    static int length(long value) {
-        return DIGITS - toDigits(SCRATCH.get(), value);
-    }
-
-    static void digits(ByteBuf out, long value) {
-        byte[] d = SCRATCH.get();
-        int from = toDigits(d, value);
-        out.writeBytes(d, from, DIGITS - from);
+    private void digits(long value) {
+        int from = toDigits(value);
+        System.arraycopy(scratch, from, buf, len, DIGITS - from);
+        len += DIGITS - from;
     }
 
     /**
-     * Writes the decimal digits of {@code value} at the end of {@code d} and returns where they start: divisions by
-     * the constant 10 (which the JIT turns into multiplications), one bulk write, no string.
+     * Writes the decimal digits of {@code value} at the end of the scratch array and returns where they start:
+     * divisions by the constant 10 (which the JIT turns into multiplications), no string.
      */
-    private static int toDigits(byte[] d, long value) {
+    private int toDigits(long value) {
+        byte[] d = scratch;
         int at = DIGITS;
         if (value == Long.MIN_VALUE) {
-            for (int i = MIN_VALUE.length - 1; i >= 0; i--) {
-                d[--at] = MIN_VALUE[i];
-            }
-            return at;
+            System.arraycopy(MIN_VALUE, 0, d, 0, DIGITS);
+            return 0;
         }
         long v = Math.abs(value);
         do {
@@ -103,5 +122,16 @@ public final class Resp {
             d[--at] = '-';
         }
         return at;
+    }
+
+    private void crlf() {
+        buf[len++] = '\r';
+        buf[len++] = '\n';
+    }
+
+    private void room(int n) {
+        if (len + n > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+        }
     }
 }

@@ -11,35 +11,66 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class RespTest {
 
-    @Test
-    void command_partsOfEveryKind_areArraysOfBulkStrings() {
+    /** What {@code resp} holds, as text. */
+    private static String written(Resp resp) {
         ByteBuf out = Unpooled.buffer();
         try {
-            Resp.array(out, 4);
-            Resp.bulk(out, "EVALSHA".getBytes(StandardCharsets.US_ASCII));
-            Resp.bulk(out, "mgw:", "u:", "km:team/é");
-            Resp.bulk(out, -1);
-            Resp.bulk(out, 9_007_199_254_740_992L);
-
-            assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("*4\r\n$7\r\nEVALSHA\r\n"
-                    + "$16\r\nmgw:u:km:team/é\r\n$2\r\n-1\r\n$16\r\n9007199254740992\r\n");
+            resp.writeTo(out);
+            assertThat(out.readableBytes()).isEqualTo(resp.length());
+            return out.toString(StandardCharsets.UTF_8);
         } finally {
             out.release();
         }
     }
 
+    @Test
+    void command_partsOfEveryKind_areArraysOfBulkStrings() {
+        Resp resp = new Resp();
+        resp.array(4);
+        resp.bulk("EVALSHA".getBytes(StandardCharsets.US_ASCII));
+        resp.bulk("mgw:u:km:team/é");
+        resp.bulk(-1);
+        resp.bulk(9_007_199_254_740_992L);
+
+        assertThat(written(resp)).isEqualTo("*4\r\n$7\r\nEVALSHA\r\n"
+                + "$16\r\nmgw:u:km:team/é\r\n$2\r\n-1\r\n$16\r\n9007199254740992\r\n");
+    }
+
+    @Test
+    void bulk_text_isItsUtf8Bytes_asciiOrNot() {
+        for (String text : new String[] {"", "mgw:u:k:bench", "\u007f", "é", "km:ÿ/€/😀", "a".repeat(1000)}) {
+            Resp resp = new Resp();
+            resp.bulk(text);
+            byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+            assertThat(written(resp)).as(text).isEqualTo("$" + utf8.length + "\r\n" + text + "\r\n");
+        }
+    }
+
+    @Test
+    void reset_startsTheNextCommand_andALargeOneIsNotKept() {
+        Resp resp = new Resp();
+        byte[] body = new byte[Resp.KEEP_MAX * 2];
+        java.util.Arrays.fill(body, (byte) 'x');
+        resp.array(2);
+        resp.bulk(body);
+        resp.bulk(7);
+        assertThat(resp.length()).isEqualTo(4 + 1 + 5 + 2 + body.length + 2 + 7);
+
+        resp.reset();
+        assertThat(resp.length()).isZero();
+        resp.array(1);
+        resp.bulk("PING");
+        assertThat(written(resp)).isEqualTo("*1\r\n$4\r\nPING\r\n");
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {0, 7, 10, 99, 100, -9, -10, 1234567890123L, Long.MAX_VALUE, Long.MIN_VALUE})
     void bulk_number_isItsDecimalDigits(long n) {
-        ByteBuf out = Unpooled.buffer();
-        try {
-            Resp.bulk(out, n);
+        Resp resp = new Resp();
+        resp.bulk(n);
 
-            String digits = Long.toString(n);
-            assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo("$" + digits.length() + "\r\n" + digits + "\r\n");
-        } finally {
-            out.release();
-        }
+        String digits = Long.toString(n);
+        assertThat(written(resp)).isEqualTo("$" + digits.length() + "\r\n" + digits + "\r\n");
     }
 
     @Test
@@ -57,19 +88,24 @@ class RespTest {
         for (int i = 0; i < 2000; i++) {
             values.add(random.nextLong() >> random.nextInt(64));
         }
-        ByteBuf out = Unpooled.buffer();
-        try {
-            for (long n : values) {
-                out.clear();
-                Resp.bulk(out, n);
-                String digits = Long.toString(n);
-                assertThat(out.toString(StandardCharsets.US_ASCII)).as("%d", n)
-                        .isEqualTo("$" + digits.length() + "\r\n" + digits + "\r\n");
-                assertThat(Resp.length(n)).isEqualTo(digits.length());
-            }
-        } finally {
-            out.release();
+        Resp resp = new Resp();
+        StringBuilder expected = new StringBuilder();
+        for (long n : values) {
+            resp.reset();
+            resp.bulk(n);
+            String digits = Long.toString(n);
+            assertThat(written(resp)).as("%d", n).isEqualTo("$" + digits.length() + "\r\n" + digits + "\r\n");
         }
+        // Many parts in one command, the array growing under them.
+        resp.reset();
+        resp.array(values.size());
+        expected.append('*').append(values.size()).append("\r\n");
+        for (long n : values) {
+            resp.bulk(n);
+            String digits = Long.toString(n);
+            expected.append('$').append(digits.length()).append("\r\n").append(digits).append("\r\n");
+        }
+        assertThat(written(resp)).isEqualTo(expected.toString());
     }
 
     @Test
