@@ -550,6 +550,42 @@ class SharedLimiterTest {
         assertEveryKeyExpires();
     }
 
+    /**
+     * An admission pushes its usage hash's expiry back (to two days) only when the last push was an hour ago or more,
+     * or the hash has no mark of one (new, or written before the mark existed, or marked in the future): a hash in
+     * use never expires, and the other admissions save a call.
+     */
+    @Test
+    void usageHashExpiry_pushedBackHourly_notByEveryAdmission() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig k = key("team-a", rpm(1000));
+        String usage = "mgw:u:k:team-a";
+        long twoDays = 172_800_000L;
+        long shortened = 5_000_000L;
+
+        assertThat(admit(a, k, 1).admitted()).isTrue();
+        assertThat((Long) redis.command("PTTL", usage)).as("a new hash").isGreaterThan(twoDays - 60_000);
+
+        redis.command("PEXPIRE", usage, Long.toString(shortened));
+        clock.advanceMillis(59 * 60_000);
+        assertThat(admit(a, k, 1).admitted()).isTrue();
+        assertThat((Long) redis.command("PTTL", usage)).as("59 min after the push").isLessThanOrEqualTo(shortened);
+
+        clock.advanceMillis(60_000);
+        assertThat(admit(a, k, 1).admitted()).isTrue();
+        assertThat((Long) redis.command("PTTL", usage)).as("an hour after it").isGreaterThan(twoDays - 60_000);
+
+        redis.command("HDEL", usage, "x");
+        redis.command("PEXPIRE", usage, Long.toString(shortened));
+        assertThat(admit(a, k, 1).admitted()).isTrue();
+        assertThat((Long) redis.command("PTTL", usage)).as("no mark").isGreaterThan(twoDays - 60_000);
+
+        redis.command("HSET", usage, "x", Long.toString(clock.millis.get() + 10 * 3_600_000L));
+        redis.command("PEXPIRE", usage, Long.toString(shortened));
+        assertThat(admit(a, k, 1).admitted()).isTrue();
+        assertThat((Long) redis.command("PTTL", usage)).as("a mark in the future").isGreaterThan(twoDays - 60_000);
+    }
+
     private static void assertEveryKeyExpires() throws Exception {
         @SuppressWarnings("unchecked")
         List<Object> left = (List<Object>) redis.command("KEYS", "mgw:*");

@@ -4,10 +4,11 @@
 -- resets never exceed the window; a daily budget stores the day and the tokens used on it.
 --
 -- KEYS, for scope i of n (key, key on model, model; in that order): KEYS[2i-1] the usage hash (ru, ra: requests
--- used and at; tu, ta: tokens; dd, du: day and tokens used on it), KEYS[2i] the sorted set of concurrency leases
--- (member: admission id, score: expiry in ms). KEYS[2n+1]: the admission's hold (its value: the day it was admitted
--- on), which its settlement deletes. KEYS[2n+2], when the key's spend is counted: the key's spend hash (sd, su: the
--- day and the micro-dollars spent on it; sm, mu: the month, months since 1970-01, and its spend).
+-- used and at; tu, ta: tokens; dd, du: day and tokens used on it; x: the ms its expiry was last set at), KEYS[2i]
+-- the sorted set of concurrency leases (member: admission id, score: expiry in ms). KEYS[2n+1]: the admission's hold
+-- (its value: the day it was admitted on), which its settlement deletes. KEYS[2n+2], when the key's spend is
+-- counted: the key's spend hash (sd, su: the day and the micro-dollars spent on it; sm, mu: the month, months since
+-- 1970-01, and its spend).
 -- ARGV: now in microseconds (negative: the server's TIME), admission id, lease ttl ms, hold ttl ms, the token
 -- estimate (reserved on daily budgets), n; then per scope: requests/min, tokens/min, concurrent, daily tokens,
 -- tokens to reserve per minute (the estimate, at most the bucket). A limit of 0 is none. Then the key's spend
@@ -19,6 +20,9 @@
 local W = 60000000
 local DAY = 86400000
 local KEEP = 172800000
+-- A usage hash's expiry is pushed back to KEEP by the first admission an hour (or more) after it was last: a hash in
+-- use never expires, and the other admissions save a call.
+local REFRESH = 3600000
 -- A month's spend outlives the month.
 local SPEND_KEEP = 33 * DAY
 
@@ -150,7 +154,7 @@ for i = 1, n do
   local w = {}
   local s = {}
   if rpm > 0 or tpm > 0 or daily > 0 then
-    s = redis.call('HMGET', KEYS[2 * i - 1], 'ru', 'ra', 'tu', 'ta', 'dd', 'du')
+    s = redis.call('HMGET', KEYS[2 * i - 1], 'ru', 'ra', 'tu', 'ta', 'dd', 'du', 'x')
   end
   if rpm > 0 then
     local used, at = level(tonumber(s[1]) or 0, tonumber(s[2]) or 0, rpm)
@@ -189,23 +193,43 @@ for i = 1, n do
     end
     w.du = used + estimate
   end
+  w.x = s[7]
   writes[i] = w
+end
+
+local function put(h, field, value)
+  h[#h + 1] = field
+  h[#h + 1] = value
 end
 
 for i = 1, n do
   local w = writes[i]
   local usage = KEYS[2 * i - 1]
+  -- One write per hash.
+  local h = {}
   if w.ru then
-    redis.call('HSET', usage, 'ru', w.ru, 'ra', w.ra)
+    put(h, 'ru', w.ru)
+    put(h, 'ra', w.ra)
   end
   if w.tu then
-    redis.call('HSET', usage, 'tu', w.tu, 'ta', w.ta)
+    put(h, 'tu', w.tu)
+    put(h, 'ta', w.ta)
   end
   if w.du then
-    redis.call('HSET', usage, 'dd', today, 'du', w.du)
+    put(h, 'dd', today)
+    put(h, 'du', w.du)
   end
-  if w.ru or w.tu or w.du then
-    redis.call('PEXPIRE', usage, KEEP)
+  if #h > 0 then
+    -- No x: a new hash (or one from before x), which gets its expiry now.
+    local x = tonumber(w.x)
+    local refresh = not x or x > nowMs or nowMs - x >= REFRESH
+    if refresh then
+      put(h, 'x', nowMs)
+    end
+    redis.call('HSET', usage, unpack(h))
+    if refresh then
+      redis.call('PEXPIRE', usage, KEEP)
+    end
   end
   if w.lease then
     redis.call('ZADD', KEYS[2 * i], nowMs + leaseTtl, id)
