@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.logging.Logger;
 
 /**
@@ -52,6 +53,8 @@ public final class Limiters implements AutoCloseable {
     private final Consumer<Limiters> firstShared;
 
     private volatile SharedLimiter shared;
+    /** Told each shared limit check's Redis round trip, in nanoseconds; set once (the metrics), kept across reloads. */
+    private volatile LongConsumer checkTimer;
     /** What the limit check asks while limits are shared: the shared limiter, or (tests) a hand-driven stand-in. */
     private volatile SharedAdmissions checks;
     // guarded by this
@@ -127,11 +130,23 @@ public final class Limiters implements AutoCloseable {
             throw new IllegalStateException("shared limits need the server's event loops");
         }
         SharedLimiter made = factory.create(redis, group);
+        if (checkTimer != null) {
+            made.timeChecks(checkTimer);
+        }
         shared = made;
         checks = made;
         if (!everShared) {
             everShared = true;
             firstShared.accept(this);
+        }
+    }
+
+    /** Times every shared limiter's checks, this one's and those later reloads make: {@code nanos} hears each. */
+    public synchronized void timeChecks(LongConsumer nanos) {
+        checkTimer = nanos;
+        SharedLimiter l = shared;
+        if (l != null) {
+            l.timeChecks(nanos);
         }
     }
 

@@ -45,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -132,6 +133,9 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     private final LongAdder connectionErrors = new LongAdder();
     private final LongAdder redisErrors = new LongAdder();
     private final LongAdder fallbacks = new LongAdder();
+
+    /** Hears each admission's Redis round trip in nanoseconds (the metrics); set once, read on the loops. */
+    private volatile LongConsumer checkTimer = nanos -> { };
 
     private final ScheduledFuture<?> prober;
     private volatile ScheduledFuture<?> renewer;
@@ -602,6 +606,11 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         return fallbacks.sum();
     }
 
+    /** {@code nanos} hears the Redis round trip of every admission Redis answers, on the loop that asked. */
+    public void timeChecks(LongConsumer nanos) {
+        checkTimer = nanos;
+    }
+
     public RedisConfig config() {
         return config;
     }
@@ -763,6 +772,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
 
         @Override
         protected void onReply(RedisMessage reply) {
+            checkTimer.accept(System.nanoTime() - sentNanos());
             long[] r = integers(reply, 13);
             try {
                 if (r == null) {

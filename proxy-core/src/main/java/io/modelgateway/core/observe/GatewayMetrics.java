@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -51,6 +52,7 @@ import java.util.function.LongSupplier;
  *   gateway_shared_state_up                                     gauge, when {@link #sharedState} is set
  *   gateway_shared_state_errors_total{reason}                   counter, reason timeout|connection|redis_error
  *   gateway_shared_state_fallbacks_total                        counter, limit checks the fallback decided
+ *   gateway_shared_state_check_seconds                          histogram, a limit check's Redis round trip
  *   gateway_event_loop_allocated_bytes_total                    counter, see {@link EventLoopAllocation}
  * </pre>
  * Label values: a missing key is {@code none}, a missing model {@code unknown}, a missing provider
@@ -92,6 +94,9 @@ public final class GatewayMetrics implements ExchangeObserver {
     /** First-token and upstream-head buckets: tens of milliseconds to tens of seconds, finer in the middle. */
     static final double[] FIRST_BYTE_BUCKETS = {
         0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 30, 60, 120};
+    /** Shared-state check buckets: a Redis round trip on loopback takes tens of microseconds, past 50 ms it times out. */
+    static final double[] CHECK_BUCKETS = {
+        0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
 
     /**
      * Status × outcome pairs (and limits) cached per (endpoint, model, key); past this many, lookups go to the
@@ -252,9 +257,11 @@ public final class GatewayMetrics implements ExchangeObserver {
      * safe to call from any thread): {@code gateway_shared_state_up} (1 while limit checks go to Redis, 0 while the
      * fallback decides them), {@code gateway_shared_state_errors_total{reason}} (calls that got no reply within
      * the timeout, connections that failed or were lost, errors Redis answered) and
-     * {@code gateway_shared_state_fallbacks_total}. Call once, before serving, when the config has a redis block.
+     * {@code gateway_shared_state_fallbacks_total}; and {@code gateway_shared_state_check_seconds}, the time from a
+     * limit check's call to Redis to its answer, fed by the returned recorder (nanoseconds; any thread). Call once,
+     * when the config first has a redis block.
      */
-    public void sharedState(BooleanSupplier up, LongSupplier timeouts, LongSupplier connectionErrors,
+    public LongConsumer sharedState(BooleanSupplier up, LongSupplier timeouts, LongSupplier connectionErrors,
             LongSupplier redisErrors, LongSupplier fallbacks) {
         GaugeWithCallback.builder()
                 .name("gateway_shared_state_up")
@@ -277,6 +284,14 @@ public final class GatewayMetrics implements ExchangeObserver {
                 .help("Rate-limit checks decided by the fallback because the shared state could not answer.")
                 .callback(cb -> cb.call(fallbacks.getAsLong()))
                 .register(registry);
+        Histogram checks = Histogram.builder()
+                .name("gateway_shared_state_check_seconds")
+                .help("Rate-limit checks answered by Redis: time from the call to its answer on the event loop.")
+                .classicOnly()
+                .classicUpperBounds(CHECK_BUCKETS)
+                .withoutExemplars()
+                .register(registry);
+        return nanos -> checks.observe(nanos / 1e9);
     }
 
     /** The registry, for metrics other parts of the gateway own. */

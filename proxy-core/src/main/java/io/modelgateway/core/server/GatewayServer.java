@@ -118,7 +118,8 @@ public final class GatewayServer implements AutoCloseable {
         LiveStats live = config.adminListen() == null ? null : new LiveStats();
         // The shared-state metrics appear with the first redis block (at start or by a reload), never without one.
         Limiters limiters = new Limiters(new RateLimiter(), group, sharedLimits,
-                l -> metrics.sharedState(l::up, l::timeouts, l::connectionErrors, l::redisErrors, l::fallbacks));
+                l -> l.timeChecks(metrics.sharedState(l::up, l::timeouts, l::connectionErrors, l::redisErrors,
+                        l::fallbacks)));
         // telemetry is read once, like access_log: a reload keeps the tracer it started with.
         OtelTracing tracing = null;
         GatewayContext context;

@@ -359,11 +359,14 @@ class SharedLimiterTest {
         SharedLimiter a = replica(c);
         SharedLimiter b = replica(c);
         GatewayMetrics metrics = new GatewayMetrics();
-        metrics.sharedState(a::up, a::timeouts, a::connectionErrors, a::redisErrors, a::fallbacks);
+        a.timeChecks(metrics.sharedState(a::up, a::timeouts, a::connectionErrors, a::redisErrors, a::fallbacks));
         KeyConfig k = key("team-a", rpm(20));
         for (int i = 0; i < 5; i++) {
             assertThat(admit(a, k, 1).admitted()).isTrue();
         }
+        assertThat(metrics.scrapeText()).as("each check Redis answered, timed")
+                .contains("gateway_shared_state_check_seconds_count 5\n")
+                .contains("gateway_shared_state_check_seconds_bucket{le=\"+Inf\"} 5\n");
 
         redis.kill();
         List<Admission> during = new ArrayList<>();
@@ -382,7 +385,9 @@ class SharedLimiterTest {
         assertThat(during).noneMatch(x -> x instanceof SharedAdmission && x.admitted());
         assertThat(a.fallbacks() + b.fallbacks()).isGreaterThanOrEqualTo(30);
         assertThat(scraped).contains("gateway_shared_state_up 0.0")
-                .containsPattern("gateway_shared_state_errors_total\\{reason=\"connection\"} [1-9]");
+                .containsPattern("gateway_shared_state_errors_total\\{reason=\"connection\"} [1-9]")
+                .as("the fallback's decisions are not Redis round trips")
+                .contains("gateway_shared_state_check_seconds_count 5\n");
         assertThat(lines(Level.WARNING, "lost Redis at redis://127.0.0.1:" + redis.port() + "/0")).hasSize(2);
 
         redis.restart();

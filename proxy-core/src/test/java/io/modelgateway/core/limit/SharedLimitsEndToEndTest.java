@@ -442,7 +442,8 @@ class SharedLimitsEndToEndTest {
         assertThat(aBefore).isEqualTo(200);
         assertThat(metricsWithout).as("no redis block, no shared-state metrics").doesNotContain("gateway_shared_state");
         assertThat(whileShared).as("3 a minute for the two together").containsExactly(200, 200, 200, 429, 429, 429);
-        assertThat(metricsShared).contains("gateway_shared_state_up 1.0");
+        assertThat(metricsShared).contains("gateway_shared_state_up 1.0")
+                .as("A's three checks, answered by Redis, timed").contains("gateway_shared_state_check_seconds_count 3\n");
         assertThat(aAfter).as("A's own count kept its request from before").containsExactly(200, 200, 429, 429);
         assertThat(bAfter).containsExactly(200, 200, 200, 429);
         assertThat(a.get("/metrics").body()).contains("gateway_shared_state_up 0.0")

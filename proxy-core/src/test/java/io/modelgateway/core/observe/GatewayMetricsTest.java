@@ -41,6 +41,22 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void sharedState_checkTimer_feedsTheCheckHistogram() {
+        java.util.function.LongConsumer timer = metrics.sharedState(() -> true, () -> 0, () -> 0, () -> 0, () -> 0);
+
+        timer.accept(30_000); // 30 µs
+        timer.accept(70_000);
+        timer.accept(3_000_000); // 3 ms
+
+        assertThat(metrics.scrapeText()).contains(
+                "gateway_shared_state_check_seconds_bucket{le=\"5.0E-5\"} 1\n",
+                "gateway_shared_state_check_seconds_bucket{le=\"1.0E-4\"} 2\n",
+                "gateway_shared_state_check_seconds_bucket{le=\"0.0025\"} 2\n",
+                "gateway_shared_state_check_seconds_bucket{le=\"0.005\"} 3\n",
+                "gateway_shared_state_check_seconds_count 3\n");
+    }
+
+    @Test
     void streamedExchange_countsRequestLatenciesAndTokens() {
         exchange(Records.stream("team-a", "gpt-4o-mini"));
         exchange(Records.stream("team-a", "gpt-4o-mini"));

@@ -30,6 +30,11 @@ public abstract class RedisCall {
     long deadlineNanos;
     boolean timedOut;
 
+    /** When the call was written (System.nanoTime), first or only time; on the link's loop. */
+    protected final long sentNanos() {
+        return sentNanos;
+    }
+
     /** The script this call runs by {@code EVALSHA}, or null for a plain command. */
     protected LuaScript script() {
         return null;
