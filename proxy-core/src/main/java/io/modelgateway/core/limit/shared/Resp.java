@@ -86,6 +86,7 @@ public final class Resp {
         int n = DIGITS - from;
         room(n + 7);
         buf[len++] = '$';
+        // The length (at most 20) by hand: digits() would overwrite the value's digits in the scratch array.
         if (n >= 10) {
             buf[len++] = (byte) ('0' + n / 10);
         }
