@@ -3,6 +3,7 @@ package io.modelgateway.codecs.usage;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.codecs.sse.ByteWords;
 import io.modelgateway.codecs.sse.EventBytes;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -27,6 +28,10 @@ public final class StreamUsageTracker {
     private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
     /** What may follow {@code "usage} in a key: Gemini's {@code usageMetadata}. */
     private static final byte[] METADATA = {'M', 'e', 't', 'a', 'd', 'a', 't', 'a', '"'};
+    private static final long QUOTES = ByteWords.spread((byte) '"');
+    private static final long US = ByteWords.spread((byte) 'u');
+    /** {@link #keyAt}'s answer for a place that is not the key. */
+    private static final int NOT_KEY = -2;
 
     private final UsageCounts counts = new UsageCounts();
     private int otherEvents;
@@ -79,33 +84,64 @@ public final class StreamUsageTracker {
      * Index of the {@code "usage":} key in {@code a[0, end)} when its value is an object, or -1. An event carries at
      * most one usage key and puts it near its end (OpenAI's {@code ,"usage":null}} closes every chunk), so the search
      * runs backwards from the end: a few bytes for most events. An event without the key (Anthropic's deltas, OpenAI's
-     * chunks when no usage was asked for) is searched whole, one array read per byte. Gemini's {@code usageMetadata}
-     * counts as the key too.
+     * chunks when no usage was asked for) is searched whole, eight bytes at a step for the pair {@code "u}
+     * ({@link ByteWords}); only where that pair stands is the key compared. Gemini's {@code usageMetadata} counts as
+     * the key too.
      */
     static int usageObjectAt(byte[] a, int end) {
-        for (int q = end - KEY.length; q >= 0; q--) {
-            if (a[q] != '"' || !matches(a, q, KEY)) {
-                continue;
+        int last = end - KEY.length; // the last place the key can start
+        // Words a[i, i + 8) overlapping by one byte, so that a pair across two words is inside one of them; each
+        // word's pairs are tried from its last byte back, so candidates come in the order of a byte-by-byte search.
+        int i = last - 6;
+        for (; i >= 0; i -= 7) {
+            long w = ByteWords.word(a, i);
+            long pairs = ByteWords.equalBytes(w, QUOTES) & (ByteWords.equalBytes(w, US) >>> 8);
+            while (pairs != 0) {
+                int bit = 63 - Long.numberOfLeadingZeros(pairs);
+                int found = keyAt(a, i + (bit >>> 3), end);
+                if (found != NOT_KEY) {
+                    return found;
+                }
+                pairs &= ~(1L << bit);
             }
-            int keyEnd = q + KEY.length;
-            if (keyEnd < end && a[keyEnd] == '"') {
-                keyEnd++;
-            } else if (keyEnd + METADATA.length <= end && matches(a, keyEnd, METADATA)) {
-                keyEnd += METADATA.length;
-            } else {
-                continue; // "usageX…: another key
+        }
+        for (int q = Math.min(last, i + 6); q >= 0; q--) {
+            if (a[q] == '"' && a[q + 1] == 'u') {
+                int found = keyAt(a, q, end);
+                if (found != NOT_KEY) {
+                    return found;
+                }
             }
-            if (escaped(a, q)) {
-                continue; // inside a string
-            }
-            int j = skipSpace(a, keyEnd, end);
-            if (j >= end || a[j] != ':') {
-                continue; // a string value "usage", not the key
-            }
-            j = skipSpace(a, j + 1, end);
-            return j < end && a[j] == '{' ? q : -1;
         }
         return -1;
+    }
+
+    /**
+     * What the {@code "u} at {@code q} is: {@code q} when it opens the usage key with an object value, -1 when it opens
+     * the key with any other value (the search ends: an event has one such key), {@link #NOT_KEY} when it is not the
+     * key at all (another key, a string, an escaped quote inside a string) and the search goes on.
+     */
+    private static int keyAt(byte[] a, int q, int end) {
+        if (!matches(a, q, KEY)) {
+            return NOT_KEY;
+        }
+        int keyEnd = q + KEY.length;
+        if (keyEnd < end && a[keyEnd] == '"') {
+            keyEnd++;
+        } else if (keyEnd + METADATA.length <= end && matches(a, keyEnd, METADATA)) {
+            keyEnd += METADATA.length;
+        } else {
+            return NOT_KEY; // "usageX…: another key
+        }
+        if (escaped(a, q)) {
+            return NOT_KEY; // inside a string
+        }
+        int j = skipSpace(a, keyEnd, end);
+        if (j >= end || a[j] != ':') {
+            return NOT_KEY; // a string value "usage", not the key
+        }
+        j = skipSpace(a, j + 1, end);
+        return j < end && a[j] == '{' ? q : -1;
     }
 
     private static boolean matches(byte[] a, int at, byte[] what) {

@@ -155,6 +155,65 @@ class StreamUsageTrackerTest {
     }
 
     /**
+     * The word-at-a-time search against a plain one written here with {@code String} methods (the key's rules as the
+     * search's comment gives them: the last {@code "usage"} or {@code "usageMetadata"} key, not after an odd run of
+     * backslashes, then a colon; its index when the value opens an object, else -1), on random texts made of the
+     * pieces that matter — quotes, backslashes, {@code u}, parts and whole copies of the key, colons, braces, spaces —
+     * of every length from 0 to 90, so that keys and near-keys fall at every offset of the eight-byte words and across
+     * their edges.
+     */
+    @Test
+    void usageObjectAt_agreesWithAPlainSearch_onRandomTexts() {
+        String[] pieces = {"\"", "\\", "u", "usage", "\"usage\"", "\"usage\":{", "\"usage\": {}", "\"usage\":null",
+            "\"usageMetadata\":{", "Metadata", ":", " ", "{", "}", "x", "\"u", "\\\"", "\t"};
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        int found = 0;
+        for (int n = 0; n < 200_000; n++) {
+            StringBuilder text = new StringBuilder();
+            int length = random.nextInt(91);
+            while (text.length() < length) {
+                text.append(pieces[random.nextInt(pieces.length)]);
+            }
+            String s = text.substring(0, length);
+            int expected = plainUsageObjectAt(s);
+            found += expected >= 0 ? 1 : 0;
+            byte[] bytes = s.getBytes(StandardCharsets.US_ASCII);
+            assertThat(StreamUsageTracker.usageObjectAt(bytes, bytes.length)).as(s).isEqualTo(expected);
+            byte[] longer = java.util.Arrays.copyOf(bytes, bytes.length + 9);
+            java.util.Arrays.fill(longer, bytes.length, longer.length, (byte) '"');
+            assertThat(StreamUsageTracker.usageObjectAt(longer, bytes.length)).as("bytes past the end: " + s)
+                    .isEqualTo(expected);
+        }
+        assertThat(found).as("texts holding a real key").isGreaterThan(10_000);
+    }
+
+    private static int plainUsageObjectAt(String s) {
+        for (int q = s.length() - 1; q >= 0; q--) {
+            int after;
+            if (s.startsWith("\"usage\"", q)) {
+                after = q + 7;
+            } else if (s.startsWith("\"usageMetadata\"", q)) {
+                after = q + 15;
+            } else {
+                continue;
+            }
+            int backslashes = 0;
+            while (q - backslashes - 1 >= 0 && s.charAt(q - backslashes - 1) == '\\') {
+                backslashes++;
+            }
+            if (backslashes % 2 == 1) {
+                continue;
+            }
+            String rest = s.substring(after).stripLeading();
+            if (!rest.startsWith(":")) {
+                continue;
+            }
+            return rest.substring(1).stripLeading().startsWith("{") ? q : -1;
+        }
+        return -1;
+    }
+
+    /**
      * Contract 12.8: a Responses API stream's usage is on its final event only ({@code response.completed},
      * {@code response.incomplete}), inside {@code response}; the earlier events carry {@code "usage":null}. Its
      * {@code input_tokens} include the cached tokens, as OpenAI's {@code prompt_tokens} do.
