@@ -3,14 +3,15 @@ package io.modelgateway.codecs.sse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
-import io.netty.util.ByteProcessor;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.util.function.Consumer;
 
 /**
  * Finds server-sent-event boundaries (a blank line: {@code \n\n}, {@code \r\n\r\n} or {@code \r\r}) in a
  * stream of upstream buffers and hands each complete event on as a retained slice of those buffers —
- * a composite of slices when an event spans reads. Nothing is decoded or copied (design rule 3); the
- * bytes of the events, in order, are exactly the bytes fed in.
+ * a composite of slices when an event spans reads. No event is decoded or copied (design rule 3): the search for
+ * line ends reads a scratch copy of the bytes fed in (one bulk copy per read, into the event loop's array), the
+ * events handed on are slices of the buffers themselves, and their bytes, in order, are exactly the bytes fed in.
  *
  * <p>Bounded, as everything a peer decides the size of: no event may be longer than {@code maxEventBytes} (every line is inside an
  * event, so that bounds lines too). Past it {@link #feed} returns false, drops what it held and takes nothing
@@ -30,10 +31,13 @@ public final class SseEventScanner {
     public static final int DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
     /** Pieces of one unfinished event held as slices; a longer event is copied into one buffer. */
     static final int MAX_SLICES = 16;
+    private static final long LFS = ByteWords.spread((byte) '\n');
+    private static final long CRS = ByteWords.spread((byte) '\r');
 
     private final ByteBufAllocator alloc;
     private final int maxEventBytes;
-    private final LineEnd lineEnd = new LineEnd();
+    /** The byte {@link #nextLineEnd} stopped at: CR or LF. */
+    private byte found;
     /**
      * The current, unfinished event from earlier reads: a composite of up to {@link #MAX_SLICES} slices, or one
      * buffer the pieces are copied into; null when none.
@@ -70,6 +74,15 @@ public final class SseEventScanner {
         if (overflowed) {
             return false;
         }
+        Window window = Window.THREAD.get();
+        try {
+            return scan(in, window, onEvent);
+        } finally {
+            window.buf = null; // the next feed copies afresh: a pooled buffer object may come back as another buffer
+        }
+    }
+
+    private boolean scan(ByteBuf in, Window window, Consumer<ByteBuf> onEvent) {
         int start = in.readerIndex();
         int end = in.writerIndex();
         int eventStart = start;
@@ -84,7 +97,7 @@ public final class SseEventScanner {
             lastWasCr = false;
         }
         while (i < end) {
-            int j = in.forEachByte(i, end - i, lineEnd);
+            int j = nextLineEnd(window, in, i, end);
             if (j < 0) {
                 lineEnds = 0;
                 lastWasCr = false;
@@ -94,7 +107,7 @@ public final class SseEventScanner {
                 lineEnds = 0;
                 lastWasCr = false;
             }
-            byte b = lineEnd.found;
+            byte b = found;
             if (b == '\n' && lastWasCr) {
                 lastWasCr = false; // second half of CR LF; already counted
                 if (lineEnds >= 2) {
@@ -178,20 +191,65 @@ public final class SseEventScanner {
     }
 
     /**
-     * Stops at a CR or an LF and keeps which one it was, so that the scan need not read that byte again through the
-     * buffer's checked {@code getByte} (on a slice, a bounds check and the parent's reference count per call).
+     * The index of the first CR or LF in {@code in[from, end)}, or -1; {@link #found} says which. The bytes are read
+     * from the thread's {@link Window}, a copy of up to {@value Window#SIZE} of them made with one bulk
+     * {@code getBytes}, eight bytes at a step ({@link ByteWords}); read through the buffer instead, each byte costs a
+     * call that checks the index and, on a slice, its parent's reference count.
      */
-    private static final class LineEnd implements ByteProcessor {
-        byte found;
-
-        @Override
-        public boolean process(byte b) {
-            if (b == '\r' || b == '\n') {
-                found = b;
-                return false;
+    private int nextLineEnd(Window w, ByteBuf in, int from, int end) {
+        while (from < end) {
+            if (w.owner != this || w.buf != in || from < w.start || from >= w.start + w.length) {
+                int n = Math.min(Window.SIZE, end - from);
+                in.getBytes(from, w.bytes, 0, n);
+                w.owner = this;
+                w.buf = in;
+                w.start = from;
+                w.length = n;
             }
-            return true;
+            byte[] a = w.bytes;
+            int n = w.length;
+            int k = from - w.start;
+            for (; k + 8 <= n; k += 8) {
+                long word = ByteWords.word(a, k);
+                long ends = ByteWords.equalBytes(word, LFS) | ByteWords.equalBytes(word, CRS);
+                if (ends != 0) {
+                    k += Long.numberOfTrailingZeros(ends) >>> 3;
+                    found = a[k];
+                    return w.start + k;
+                }
+            }
+            for (; k < n; k++) {
+                byte b = a[k];
+                if (b == '\n' || b == '\r') {
+                    found = b;
+                    return w.start + k;
+                }
+            }
+            from = w.start + n;
         }
+        return -1;
+    }
+
+    /**
+     * An event loop's copy of the bytes being scanned: {@code bytes[0, length)} are {@code buf[start, start + length)}.
+     * Valid only inside the {@link #feed} of the scanner that made it ({@code owner}; an event handler that feeds
+     * another scanner on the same thread takes it over, and the first scanner copies again) and cleared when that
+     * feed returns.
+     */
+    private static final class Window {
+        static final int SIZE = 8192;
+        static final FastThreadLocal<Window> THREAD = new FastThreadLocal<>() {
+            @Override
+            protected Window initialValue() {
+                return new Window();
+            }
+        };
+
+        final byte[] bytes = new byte[SIZE];
+        SseEventScanner owner;
+        ByteBuf buf;
+        int start;
+        int length;
     }
 
     /** The event in progress passed the limit: drop it; the scanner takes nothing more. */

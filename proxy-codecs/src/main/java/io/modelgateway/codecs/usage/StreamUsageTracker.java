@@ -7,7 +7,6 @@ import io.modelgateway.codecs.sse.ByteWords;
 import io.modelgateway.codecs.sse.EventBytes;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Follows the token usage of one upstream SSE stream, event by event, in any style: an OpenAI usage chunk
@@ -43,16 +42,16 @@ public final class StreamUsageTracker {
      * (GD-21).
      */
     public boolean onEvent(ByteBuf event) {
-        return onEvent(event, EventBytes.of(event));
+        return onEvent(EventBytes.of(event));
     }
 
     /** {@link #onEvent(ByteBuf)} with the event's bytes already copied out ({@code bytes}: the same event's). */
-    public boolean onEvent(ByteBuf event, EventBytes bytes) {
+    public boolean onEvent(EventBytes bytes) {
         if (usageObjectAt(bytes.bytes(), bytes.length()) < 0) {
             otherEvents++;
             return false;
         }
-        return parse(event);
+        return parse(bytes.bytes(), bytes.length());
     }
 
     /** The usage read so far; null when none. Check {@link UsageCounts#implausible()} before believing it. */
@@ -171,28 +170,44 @@ public final class StreamUsageTracker {
         return j;
     }
 
-    /** Parses the event's data payload; rare (one or two events per stream), so a String is fine here. */
-    private boolean parse(ByteBuf event) {
-        String text = event.toString(StandardCharsets.UTF_8);
-        StringBuilder data = new StringBuilder(text.length());
-        int from = 0;
-        while (from < text.length()) {
-            int nl = nextLineEnd(text, from);
-            String line = text.substring(from, nl);
-            if (line.startsWith("data:")) {
-                if (data.length() > 0) {
-                    data.append('\n');
+    /**
+     * Parses the event's data payload, {@code a[0, end)}; rare (one or two events per stream). The payload is the
+     * event's {@code data:} lines (the field name, then one optional space, dropped), joined by LF; Jackson reads a
+     * single line where it lies, several from a joined copy.
+     */
+    private boolean parse(byte[] a, int end) {
+        int firstFrom = -1;
+        int firstTo = -1;
+        java.io.ByteArrayOutputStream joined = null;
+        for (int from = 0; from < end; ) {
+            int nl = from;
+            while (nl < end && a[nl] != '\n' && a[nl] != '\r') {
+                nl++;
+            }
+            if (nl - from >= 5 && a[from] == 'd' && a[from + 1] == 'a' && a[from + 2] == 't' && a[from + 3] == 'a'
+                    && a[from + 4] == ':') {
+                int value = from + 5 < nl && a[from + 5] == ' ' ? from + 6 : from + 5;
+                if (firstFrom < 0) {
+                    firstFrom = value;
+                    firstTo = nl;
+                } else {
+                    if (joined == null) {
+                        joined = new java.io.ByteArrayOutputStream(end);
+                        joined.write(a, firstFrom, firstTo - firstFrom);
+                    }
+                    joined.write('\n');
+                    joined.write(a, value, nl - value);
                 }
-                data.append(line, line.startsWith("data: ") ? 6 : 5, line.length());
             }
-            from = nl + 1;
-            if (nl + 1 < text.length() && text.charAt(nl) == '\r' && text.charAt(nl + 1) == '\n') {
-                from++;
-            }
+            from = nl + (nl + 1 < end && a[nl] == '\r' && a[nl + 1] == '\n' ? 2 : 1);
+        }
+        if (firstFrom < 0) {
+            firstFrom = firstTo = 0;
         }
         boolean choices = false;
         boolean nonEmptyChoices = false;
-        try (JsonParser p = JSON.createParser(data.toString())) {
+        try (JsonParser p = joined != null ? JSON.createParser(joined.toByteArray())
+                : JSON.createParser(a, firstFrom, firstTo - firstFrom)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return false;
             }
@@ -246,15 +261,5 @@ public final class StreamUsageTracker {
                 p.skipChildren();
             }
         }
-    }
-
-    private static int nextLineEnd(String s, int from) {
-        for (int i = from; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\n' || c == '\r') {
-                return i;
-            }
-        }
-        return s.length();
     }
 }

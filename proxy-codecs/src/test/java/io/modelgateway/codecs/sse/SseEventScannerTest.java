@@ -166,6 +166,137 @@ class SseEventScannerTest {
         assertThat(scan(pieces)).containsExactly(event, "data: [DONE]\n\n");
     }
 
+    /**
+     * Event boundaries against a splitter written here, byte by byte from the scanner's stated rule (an event ends
+     * at its second line end in a row, CR LF counting as one; a CR that may yet be followed by its LF waits for it),
+     * on random bytes rich in CR and LF, cut into random reads of 1 byte to 30 KB: events longer than the scanner's
+     * eight-kilobyte copy window, reads that end inside it, line ends on every side of its edges.
+     */
+    @Test
+    void feed_randomBytesAndReads_sameEventsAsAByteByByteSplitter() {
+        Random rnd = new Random(11);
+        byte[] alphabet = {'\r', '\n', '\n', 'a', 'd', ':', ' ', '{', (byte) 0xC3, 0};
+        for (int round = 0; round < 300; round++) {
+            int length = rnd.nextInt(round % 10 == 0 ? 40_000 : 600);
+            int run = 1 + rnd.nextInt(round % 3 == 0 ? 12_000 : 30); // long runs without line ends now and then
+            byte[] all = new byte[length];
+            for (int i = 0; i < length; i++) {
+                boolean plain = rnd.nextInt(run) != 0;
+                all[i] = plain ? (byte) ('b' + rnd.nextInt(20)) : alphabet[rnd.nextInt(alphabet.length)];
+            }
+            List<byte[]> reads = new ArrayList<>();
+            for (int i = 0; i < length; ) {
+                int n = 1 + rnd.nextInt(Math.min(length - i, rnd.nextBoolean() ? 30_000 : 50));
+                reads.add(java.util.Arrays.copyOfRange(all, i, i + n));
+                i += n;
+            }
+            assertThat(scanLatin1(reads)).as("round %d", round).isEqualTo(split(all));
+        }
+    }
+
+    /**
+     * Line ends on and around the edges of the scanner's copy window (8,192 bytes from where a search starts): long
+     * lines whose end falls a few bytes before, on or after an edge, one edge or three further on, after a first
+     * event that moves where the window starts; CR LF pairs cut by an edge too. One read each.
+     */
+    @Test
+    void feed_lineEndsAtTheCopyWindowEdges_sameEventsAsAByteByByteSplitter() {
+        for (String end : List.of("\n\n", "\r\n\r\n", "\r\r")) {
+            for (String first : List.of("", "data: a\n\n", "event: e\ndata: {}\n\n")) {
+                for (int edge = 1; edge <= 3; edge++) {
+                    for (int off = -4; off <= 4; off++) {
+                        int line = edge * 8192 + off - "data: ".length();
+                        String text = first + "data: " + "x".repeat(line) + end + "data: y" + end + "data: z";
+                        byte[] all = text.getBytes(StandardCharsets.ISO_8859_1);
+                        assertThat(scanLatin1(List.of(all))).as("edge %d%+d after %s", edge, off, first)
+                                .isEqualTo(split(all));
+                    }
+                }
+            }
+        }
+    }
+
+    /** An event handler that feeds another scanner on the same thread: each scanner still finds its own events. */
+    @Test
+    void feed_anotherScannerFedFromAnEventHandler_bothSplitRight() {
+        StringBuilder big = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            big.append("data: ").append("x".repeat(300 + i)).append("\n\n");
+        }
+        byte[] outer = big.toString().getBytes(StandardCharsets.ISO_8859_1);
+        byte[] inner = "event: ping\ndata: {}\n\ndata: [DONE]\n\n".getBytes(StandardCharsets.ISO_8859_1);
+        SseEventScanner first = new SseEventScanner(ByteBufAllocator.DEFAULT);
+        SseEventScanner second = new SseEventScanner(ByteBufAllocator.DEFAULT);
+        List<String> outerEvents = new ArrayList<>();
+        List<String> innerEvents = new ArrayList<>();
+        ByteBuf in = Unpooled.directBuffer(outer.length).writeBytes(outer);
+        first.feed(in, e -> {
+            collectLatin1(outerEvents, e);
+            ByteBuf other = Unpooled.directBuffer(inner.length).writeBytes(inner);
+            second.feed(other, e2 -> collectLatin1(innerEvents, e2));
+            other.release();
+        });
+        in.release();
+        assertThat(outerEvents).isEqualTo(split(outer));
+        assertThat(innerEvents).hasSize(80).containsOnly("event: ping\ndata: {}\n\n", "data: [DONE]\n\n");
+        first.release();
+        second.release();
+    }
+
+    /** The scanner's rule, one byte at a time over the whole input: the events, then what is left unfinished. */
+    private static List<String> split(byte[] d) {
+        List<String> events = new ArrayList<>();
+        int start = 0;
+        int ends = 0;
+        for (int i = 0; i < d.length; i++) {
+            byte b = d[i];
+            if (b == '\n' && i > 0 && d[i - 1] == '\r') {
+                if (ends >= 2) { // the LF of a CR LF that made the blank line
+                    events.add(new String(d, start, i + 1 - start, StandardCharsets.ISO_8859_1));
+                    start = i + 1;
+                    ends = 0;
+                }
+            } else if (b == '\r' || b == '\n') {
+                ends++;
+                boolean lfMayFollow = b == '\r' && (i + 1 == d.length || d[i + 1] == '\n');
+                if (ends >= 2 && !lfMayFollow) {
+                    events.add(new String(d, start, i + 1 - start, StandardCharsets.ISO_8859_1));
+                    start = i + 1;
+                    ends = 0;
+                }
+            } else {
+                ends = 0;
+            }
+        }
+        if (start < d.length) {
+            events.add(new String(d, start, d.length - start, StandardCharsets.ISO_8859_1));
+        }
+        return events;
+    }
+
+    private static List<String> scanLatin1(List<byte[]> reads) {
+        SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT);
+        List<String> out = new ArrayList<>();
+        for (byte[] read : reads) {
+            ByteBuf in = Unpooled.directBuffer(read.length).writeBytes(read);
+            scanner.feed(in, e -> collectLatin1(out, e));
+            in.release();
+        }
+        ByteBuf rest = scanner.drainRemainder();
+        if (rest != null) {
+            collectLatin1(out, rest);
+        }
+        return out;
+    }
+
+    private static void collectLatin1(List<String> out, ByteBuf e) {
+        try {
+            out.add(e.toString(StandardCharsets.ISO_8859_1));
+        } finally {
+            e.release();
+        }
+    }
+
     private static void collect(List<String> out, ByteBuf e) {
         try {
             out.add(e.toString(StandardCharsets.UTF_8));

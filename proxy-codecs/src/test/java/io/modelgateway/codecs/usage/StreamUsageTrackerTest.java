@@ -98,6 +98,30 @@ class StreamUsageTrackerTest {
         assertThat(t.counts().implausibleField()).isEqualTo("usage");
     }
 
+    /**
+     * The payload is the event's data lines joined by LF, whatever the line ends (CR LF, CR, LF), with or without the
+     * space after the colon, between other fields; the usage split over three data lines is read whole, and its
+     * non-ASCII string values do not disturb it.
+     */
+    @Test
+    void usageEvent_dataOverSeveralLinesAndAnyLineEnds_isParsed() {
+        String[] ends = {"\n", "\r\n", "\r"};
+        for (String nl : ends) {
+            StreamUsageTracker t = new StreamUsageTracker();
+            String event = "event: message_delta" + nl + "id: 7" + nl
+                    + "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"note\":\"caf\u00e9 \u2603\"}," + nl
+                    + "data:\"usage\":{\"output_tokens\":" + nl
+                    + "data: 15}}" + nl + nl;
+            assertThat(feed(t, event)).isFalse();
+            assertThat(t.complete()).as("line end %s", nl.replace("\r", "CR").replace("\n", "LF")).isTrue();
+            assertThat(t.counts().usage().output()).isEqualTo(15);
+        }
+        StreamUsageTracker one = new StreamUsageTracker();
+        assertThat(feed(one, "data:{\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1}}\r\n\r\n"))
+                .as("one data line, no space, CR LF").isTrue();
+        assertThat(one.counts().usage().promptTokens()).isEqualTo(4);
+    }
+
     @Test
     void usageObjectAt_findsOnlyRealKeysWithObjectValues() {
         assertThat(at("{\"usage\":null}")).isEqualTo(-1);

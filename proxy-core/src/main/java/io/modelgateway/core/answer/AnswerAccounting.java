@@ -70,8 +70,8 @@ final class AnswerAccounting {
      * One stream event ({@code bytes}: its bytes, copied out for the checks it just passed); true when it carries only
      * usage (the chunk a caller who did not ask must not get).
      */
-    boolean event(ByteBuf event, EventBytes bytes) {
-        return streamUsage.onEvent(event, bytes);
+    boolean event(EventBytes bytes) {
+        return streamUsage.onEvent(bytes);
     }
 
     /** Puts the tokens on the record: {@code code} is the provider's status, 0 when no head arrived. */

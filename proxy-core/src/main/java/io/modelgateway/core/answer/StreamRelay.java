@@ -117,7 +117,7 @@ final class StreamRelay {
         if (event == null) {
             return;
         }
-        if (accounting.event(event, checkedBytes) && withholdUsageChunk) {
+        if (accounting.event(checkedBytes) && withholdUsageChunk) {
             event.release(); // counted above; the caller did not ask for it (GD-21)
             return;
         }
@@ -131,7 +131,7 @@ final class StreamRelay {
         if (event == null) {
             return;
         }
-        accounting.event(event, checkedBytes);
+        accounting.event(checkedBytes);
         try {
             translator.onEvent(event, this::writeEvent);
         } finally {

@@ -4,6 +4,7 @@ import io.modelgateway.codecs.ApiStyle;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
@@ -13,6 +14,9 @@ import java.time.Instant;
 final class RateLimitHeaders {
     static final AsciiString RETRY_AFTER_MS = AsciiString.cached("retry-after-ms");
     static final AsciiString SHOULD_RETRY = AsciiString.cached("x-should-retry");
+    /** 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the instants {@link #rfc3339} writes itself. */
+    private static final long FIRST_SECOND = -62_167_219_200L;
+    private static final long LAST_SECOND = 253_402_300_799L;
 
     // [style][family]: 0 = OpenAI, 1 = Anthropic; 0 = requests, 1 = tokens. Cached AsciiStrings: Netty's
     // headers hash and compare them without re-encoding.
@@ -93,9 +97,42 @@ final class RateLimitHeaders {
         return sb.append('s').toString();
     }
 
-    /** An RFC 3339 UTC instant with whole seconds ({@code 2026-08-21T12:41:00Z}), rounded up. */
+    /**
+     * An RFC 3339 UTC instant with whole seconds ({@code 2026-08-21T12:41:00Z}), rounded up: what
+     * {@code Instant.toString} prints, written by hand for years 0000–9999 (two per Anthropic-style answer; the JDK's
+     * formatter took a microsecond per request in the stream profiles). The date from the day count is the usual
+     * civil-calendar conversion: days counted from 0000-03-01, so that the leap day ends a year, in 400-year eras.
+     */
     static String rfc3339(long epochMillis) {
-        return Instant.ofEpochSecond(Math.floorDiv(epochMillis + 999, 1000)).toString();
+        long seconds = Math.floorDiv(epochMillis + 999, 1000);
+        if (seconds < FIRST_SECOND || seconds > LAST_SECOND) {
+            return Instant.ofEpochSecond(seconds).toString();
+        }
+        long days = Math.floorDiv(seconds, 86_400);
+        int secondOfDay = (int) (seconds - days * 86_400);
+        long z = days + 719_468; // days since 0000-03-01
+        long era = Math.floorDiv(z, 146_097);
+        int dayOfEra = (int) (z - era * 146_097);
+        int yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365;
+        int dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100);
+        int monthFromMarch = (5 * dayOfYear + 2) / 153;
+        int day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1;
+        int month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+        int year = (int) (era * 400 + yearOfEra) + (month <= 2 ? 1 : 0);
+        byte[] b = {0, 0, 0, 0, '-', 0, 0, '-', 0, 0, 'T', 0, 0, ':', 0, 0, ':', 0, 0, 'Z'};
+        digits(b, 0, year / 100);
+        digits(b, 2, year % 100);
+        digits(b, 5, month);
+        digits(b, 8, day);
+        digits(b, 11, secondOfDay / 3600);
+        digits(b, 14, secondOfDay / 60 % 60);
+        digits(b, 17, secondOfDay % 60);
+        return new String(b, StandardCharsets.US_ASCII);
+    }
+
+    private static void digits(byte[] b, int at, int twoDigits) {
+        b[at] = (byte) ('0' + twoDigits / 10);
+        b[at + 1] = (byte) ('0' + twoDigits % 10);
     }
 
     static long ceilDiv(long a, long b) {

@@ -551,6 +551,34 @@ class RateLimiterTest {
         assertThat(h.contains("x-ratelimit-limit-requests")).isFalse();
     }
 
+    /** Against the JDK's own ISO formatter: random instants of years 0–9999, the days around leap days, the edges. */
+    @Test
+    void rfc3339_printsAsInstantToString_roundedUpToTheSecond() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+        long first = java.time.Instant.parse("0000-01-01T00:00:00Z").toEpochMilli();
+        long last = java.time.Instant.parse("9999-12-31T23:59:59Z").toEpochMilli();
+        java.util.List<Long> millis = new java.util.ArrayList<>(java.util.List.of(first, last, first - 1000, last + 1,
+                0L, -1L, 1L, 999L, 1000L, 1001L, Long.MIN_VALUE / 4, Long.MAX_VALUE / 4));
+        for (int year : new int[] {1600, 1700, 1900, 1969, 1970, 2000, 2024, 2026, 2100, 2400, 9996}) {
+            long feb28 = java.time.LocalDate.of(year, 2, 28).atStartOfDay(java.time.ZoneOffset.UTC).toInstant()
+                    .toEpochMilli();
+            for (long d = -1; d <= 3; d++) {
+                millis.add(feb28 + d * 86_400_000 - 1);
+                millis.add(feb28 + d * 86_400_000);
+            }
+        }
+        for (int n = 0; n < 200_000; n++) {
+            millis.add(n % 2 == 0 ? random.nextLong(first, last + 1)
+                    : random.nextLong(1_700_000_000_000L, 1_900_000_000_000L));
+        }
+        for (long ms : millis) {
+            long seconds = Math.floorDiv(ms + 999, 1000);
+            assertThat(RateLimitHeaders.rfc3339(ms)).as("%d ms", ms)
+                    .isEqualTo(java.time.Instant.ofEpochSecond(seconds).toString());
+        }
+        assertThat(RateLimitHeaders.rfc3339(1_787_316_059_001L)).isEqualTo("2026-08-21T12:41:00Z");
+    }
+
     @Test
     void goDuration_variousMillis_printsLikeGo() {
         assertThat(RateLimitHeaders.goDuration(0)).isEqualTo("0s");
