@@ -33,6 +33,7 @@ public final class SseEventScanner {
     static final int MAX_SLICES = 16;
     private static final long LFS = ByteWords.spread((byte) '\n');
     private static final long CRS = ByteWords.spread((byte) '\r');
+    private static final long BELOW_CR = ByteWords.spread((byte) ('\r' + 1));
 
     private final ByteBufAllocator alloc;
     private final int maxEventBytes;
@@ -211,6 +212,9 @@ public final class SseEventScanner {
             int k = from - w.start;
             for (; k + 8 <= n; k += 8) {
                 long word = ByteWords.word(a, k);
+                if (ByteWords.anyBelow(word, BELOW_CR) == 0) {
+                    continue; // no byte below 14 in these eight: neither CR (13) nor LF (10)
+                }
                 long ends = ByteWords.equalBytes(word, LFS) | ByteWords.equalBytes(word, CRS);
                 if (ends != 0) {
                     k += Long.numberOfTrailingZeros(ends) >>> 3;

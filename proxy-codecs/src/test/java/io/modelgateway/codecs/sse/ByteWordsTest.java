@@ -33,6 +33,27 @@ class ByteWordsTest {
         }
     }
 
+    /** The filter against a byte-by-byte answer: non-zero exactly when some byte is below n, for every n to 128. */
+    @Test
+    void anyBelow_nonZeroExactlyWhenSomeByteIsBelow() {
+        SplittableRandom random = new SplittableRandom(17);
+        for (int n = 1; n <= 128; n++) {
+            for (int round = 0; round < 3_000; round++) {
+                byte[] a = new byte[8];
+                boolean below = false;
+                for (int k = 0; k < 8; k++) {
+                    int pick = random.nextInt(4);
+                    int v = pick == 0 ? random.nextInt(256) : pick == 1 ? n - 1 + random.nextInt(3) : pick == 2
+                            ? 0x80 + random.nextInt(128) : n + random.nextInt(256 - n);
+                    a[k] = (byte) (v & 0xFF);
+                    below |= (v & 0xFF) < n;
+                }
+                long filter = ByteWords.anyBelow(ByteWords.word(a, 0), ByteWords.spread((byte) n));
+                assertThat(filter != 0).as("n %d, %s", n, java.util.Arrays.toString(a)).isEqualTo(below);
+            }
+        }
+    }
+
     @Test
     void word_isLittleEndianAtAnyOffset() {
         byte[] a = {1, 2, 3, 4, 5, 6, 7, 8, 9, (byte) 0xAB};
