@@ -10,6 +10,7 @@ import io.modelgateway.codecs.translate.StreamTranslator;
 import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
 import io.modelgateway.core.exchange.AttemptHook;
+import io.modelgateway.core.exchange.ChunkFrame;
 import io.modelgateway.core.exchange.ExchangeRecord;
 import io.modelgateway.core.exchange.Usd;
 import io.modelgateway.core.config.KeyConfig;
@@ -31,6 +32,7 @@ import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -146,6 +148,11 @@ public final class AnswerWriter {
     private ByteBuf pending;
     /** {@link #pending} is a buffer this writer made and copies into (else one chunk's own buffer). */
     private boolean pendingMerged;
+    /**
+     * STREAM on an HTTP/1.1 connection with a chunked head: the chunks leave as {@link ChunkFrame}s this writer
+     * frames ({@link #pending} is then always a frame buffer it made), not as contents for the HTTP encoder to frame.
+     */
+    private boolean framesChunks;
     /** The stream being relayed (STREAM); null otherwise. */
     private StreamRelay stream;
     /** The body being collected whole (COLLECT, ERROR); null otherwise. */
@@ -641,6 +648,10 @@ public final class AnswerWriter {
         HttpUtil.setKeepAlive(head, request.keepAlive());
         headSent = true;
         write(head);
+        framesChunks = mode == Mode.STREAM && HttpUtil.isTransferEncodingChunked(head)
+                && head.status().code() >= 200 && head.status().code() != 204 && head.status().code() != 304
+                && !HttpMethod.HEAD.equals(request.http().method())
+                && ctx.pipeline().context(ChunkFrame.HANDLER) != null;
     }
 
     /** A whole answer, with the request's headers, written and flushed. */
@@ -685,25 +696,37 @@ public final class AnswerWriter {
      * read, not per event. The bytes and their order are the same. The second piece of a read starts one pooled
      * buffer that the pieces are copied into and released: events are small (a few hundred bytes), and a composite of
      * them would cost an object per event twice, its component and, at the socket's gathering write, a
-     * {@code java.nio.ByteBuffer} view of it.
+     * {@code java.nio.ByteBuffer} view of it. On HTTP/1.1 ({@link #framesChunks}) every piece is copied into a buffer
+     * with room for the chunk's size line, which leaves as one {@link ChunkFrame}: one buffer, one outbound entry and
+     * one system call per read, where the HTTP encoder would write three and combine their promises.
      */
     private void pend(ByteBuf piece) {
-        if (pending == null) {
+        if (framesChunks) {
+            try {
+                if (pending == null) {
+                    pending = ChunkFrame.newBuffer(ctx.alloc(), Math.max(MERGE_CAPACITY, piece.readableBytes()));
+                }
+                append(pending, piece); // grows the buffer when needed
+            } finally {
+                piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
+            }
+        } else if (pending == null) {
             pending = piece;
             return;
-        }
-        try {
-            if (!pendingMerged) {
-                ByteBuf merged = ctx.alloc().directBuffer(
-                        Math.max(MERGE_CAPACITY, pending.readableBytes() + piece.readableBytes()));
-                append(merged, pending);
-                pending.release();
-                pending = merged;
-                pendingMerged = true;
+        } else {
+            try {
+                if (!pendingMerged) {
+                    ByteBuf merged = ctx.alloc().directBuffer(
+                            Math.max(MERGE_CAPACITY, pending.readableBytes() + piece.readableBytes()));
+                    append(merged, pending);
+                    pending.release();
+                    pending = merged;
+                    pendingMerged = true;
+                }
+                append(pending, piece); // grows the buffer when needed
+            } finally {
+                piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
             }
-            append(pending, piece); // grows the buffer when needed
-        } finally {
-            piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
         }
         if (pending.readableBytes() >= ctx.channel().config().getWriteBufferHighWaterMark()) {
             // A read loop may bring far more than one read: past the high watermark the merged bytes go out now, so
@@ -730,7 +753,13 @@ public final class AnswerWriter {
             ByteBuf out = pending;
             pending = null;
             pendingMerged = false;
-            ctx.write(new DefaultHttpContent(out), ctx.voidPromise());
+            if (!framesChunks) {
+                ctx.write(new DefaultHttpContent(out), ctx.voidPromise());
+            } else if (out.isReadable()) {
+                ctx.write(ChunkFrame.frame(out), ctx.voidPromise());
+            } else {
+                out.release(); // nothing to send: a chunk of size zero would end the body
+            }
         }
     }
 }

@@ -173,6 +173,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     private void addHttpHandlers(ChannelPipeline p, ServerConfig server) {
         RequestTimeouts timeouts = new RequestTimeouts(server.requestTimeoutMs(), server.idleTimeoutMs());
         p.addLast(PipelineNames.REQUEST_TIMEOUTS, timeouts);
+        p.addLast(PipelineNames.CHUNK_FRAMES, ChunkFrameUnwrapper.INSTANCE);
         p.addLast(PipelineNames.HTTP_CODEC, new HttpServerCodec(new HttpDecoderConfig()
                 .setHeadersFactory(ArrayHttpHeaders.VALIDATING)
                 .setTrailersFactory(ArrayHttpHeaders.VALIDATING_TRAILERS)

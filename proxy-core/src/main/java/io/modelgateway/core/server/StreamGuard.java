@@ -1,5 +1,6 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.ChunkFrame;
 import io.modelgateway.core.exchange.ConnectionEvent;
 
 import io.modelgateway.core.exchange.ApiPaths;
@@ -92,7 +93,7 @@ public final class StreamGuard extends ChannelDuplexHandler {
                 startPings(ctx);
             }
         }
-        if (msg instanceof HttpContent) {
+        if (msg instanceof HttpContent || msg instanceof ChunkFrame) {
             lastWriteNanos = ctx.executor().ticker().nanoTime();
         }
         ctx.write(msg, promise);

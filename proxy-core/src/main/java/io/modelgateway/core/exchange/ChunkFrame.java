@@ -1,0 +1,90 @@
+package io.modelgateway.core.exchange;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.DefaultByteBufHolder;
+
+/**
+ * One HTTP/1.1 chunk of a streamed answer, framed by the gateway itself: the chunk-size line, the data and the CR LF
+ * after it, in one buffer. Netty's HTTP encoder frames each content it is given in three buffers (the size line, the
+ * data, the CR LF) written as three outbound entries tied together by a promise combiner, which on a stream whose
+ * events arrive one per read was a microsecond per event; a frame is one buffer and one entry, and one {@code write}
+ * system call instead of a three-part {@code writev}.
+ *
+ * <p>Not an {@code HttpContent} and not a {@code ByteBuf}, so the HTTP encoder lets it pass as it is (its state stays
+ * "in a chunked body"; the answer's last content still goes through it and ends the body); the connection's
+ * {@value #HANDLER} handler below the encoder hands the buffer on to the socket (or TLS). The handlers above the
+ * encoder that look at written content (the response observer's byte count, the stream guard's last-write time)
+ * know this type too. Only on an HTTP/1.1 connection whose answer is chunked: HTTP/2 frames its own data.
+ */
+public final class ChunkFrame extends DefaultByteBufHolder {
+    /** The name of the handler that unwraps frames, placed right below the HTTP codec of HTTP/1.1 connections. */
+    public static final String HANDLER = "chunk-frames";
+    /** Room before the data for the size line: up to eight hex digits, then CR LF. */
+    public static final int HEADROOM = 10;
+
+    private final int dataBytes;
+
+    private ChunkFrame(ByteBuf framed, int dataBytes) {
+        super(framed);
+        this.dataBytes = dataBytes;
+    }
+
+    /** The bytes of data in the chunk (without its framing): what the answer's body grew by. */
+    public int dataBytes() {
+        return dataBytes;
+    }
+
+    /** A buffer with {@link #HEADROOM} bytes reserved before its writer index, for {@link #frame} to fill. */
+    public static ByteBuf newBuffer(ByteBufAllocator alloc, int dataCapacity) {
+        ByteBuf b = alloc.directBuffer(HEADROOM + dataCapacity + 2);
+        b.writerIndex(HEADROOM).readerIndex(HEADROOM);
+        return b;
+    }
+
+    /**
+     * Frames the readable bytes of {@code b} (made by {@link #newBuffer}, its reader index untouched since): the size
+     * line written into the headroom right before them, CR LF after. {@code b} must hold at least one byte: a chunk of
+     * size zero ends the body.
+     */
+    public static ChunkFrame frame(ByteBuf b) {
+        int n = b.readableBytes();
+        if (n <= 0 || b.readerIndex() != HEADROOM) {
+            throw new IllegalArgumentException("not a frame buffer with data: " + b);
+        }
+        int digits = (35 - Integer.numberOfLeadingZeros(n)) >>> 2; // hex digits of n, at least one
+        int at = HEADROOM - digits - 2;
+        for (int i = digits - 1, v = n; i >= 0; i--, v >>>= 4) {
+            b.setByte(at + i, HEX[v & 0xF]);
+        }
+        b.setByte(HEADROOM - 2, '\r');
+        b.setByte(HEADROOM - 1, '\n');
+        b.readerIndex(at);
+        b.writeByte('\r').writeByte('\n');
+        return new ChunkFrame(b, n);
+    }
+
+    private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+
+    @Override
+    public ChunkFrame replace(ByteBuf content) {
+        return new ChunkFrame(content, dataBytes);
+    }
+
+    @Override
+    public ChunkFrame retain() {
+        super.retain();
+        return this;
+    }
+
+    @Override
+    public ChunkFrame touch(Object hint) {
+        super.touch(hint);
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "ChunkFrame(" + dataBytes + " bytes of data)";
+    }
+}
