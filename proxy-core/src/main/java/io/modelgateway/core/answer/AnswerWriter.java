@@ -704,7 +704,8 @@ public final class AnswerWriter {
         if (framesChunks) {
             try {
                 if (pending == null) {
-                    pending = ChunkFrame.newBuffer(ctx.alloc(), Math.max(MERGE_CAPACITY, piece.readableBytes()));
+                    pending = ChunkFrame.newBuffer(ctx.alloc(),
+                            Math.max(MERGE_CAPACITY, ChunkFrame.HEADROOM + piece.readableBytes() + 2));
                 }
                 append(pending, piece); // grows the buffer when needed
             } finally {

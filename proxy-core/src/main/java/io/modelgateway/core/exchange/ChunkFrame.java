@@ -35,9 +35,12 @@ public final class ChunkFrame extends DefaultByteBufHolder {
         return dataBytes;
     }
 
-    /** A buffer with {@link #HEADROOM} bytes reserved before its writer index, for {@link #frame} to fill. */
-    public static ByteBuf newBuffer(ByteBufAllocator alloc, int dataCapacity) {
-        ByteBuf b = alloc.directBuffer(HEADROOM + dataCapacity + 2);
+    /**
+     * A buffer of {@code capacity} bytes (framing included; it grows when written past) with {@link #HEADROOM} bytes
+     * reserved before its writer index, for {@link #frame} to fill.
+     */
+    public static ByteBuf newBuffer(ByteBufAllocator alloc, int capacity) {
+        ByteBuf b = alloc.directBuffer(Math.max(capacity, HEADROOM + 2));
         b.writerIndex(HEADROOM).readerIndex(HEADROOM);
         return b;
     }
