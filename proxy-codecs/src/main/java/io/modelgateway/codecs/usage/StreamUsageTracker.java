@@ -7,6 +7,7 @@ import io.modelgateway.codecs.sse.ByteWords;
 import io.modelgateway.codecs.sse.EventBytes;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Follows the token usage of one upstream SSE stream, event by event, in any style: an OpenAI usage chunk
@@ -31,6 +32,10 @@ public final class StreamUsageTracker {
     private static final long US = ByteWords.spread((byte) 'u');
     /** {@link #keyAt}'s answer for a place that is not the key. */
     private static final int NOT_KEY = -2;
+    /** {@link #walk}'s answers: the payload is not an object; it has a {@code choices} array; that array is not empty. */
+    private static final int NOT_AN_OBJECT = -1;
+    private static final int CHOICES = 1;
+    private static final int NON_EMPTY_CHOICES = 2;
 
     private final UsageCounts counts = new UsageCounts();
     private int otherEvents;
@@ -204,49 +209,71 @@ public final class StreamUsageTracker {
         if (firstFrom < 0) {
             firstFrom = firstTo = 0;
         }
-        boolean choices = false;
-        boolean nonEmptyChoices = false;
-        try (JsonParser p = joined != null ? JSON.createParser(joined.toByteArray())
-                : JSON.createParser(a, firstFrom, firstTo - firstFrom)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
+        byte[] payload = joined != null ? joined.toByteArray() : a;
+        int offset = joined != null ? 0 : firstFrom;
+        int length = joined != null ? payload.length : firstTo - firstFrom;
+        int read;
+        try (JsonParser p = JSON.createParser(payload, offset, length)) {
+            read = walk(p);
+        } catch (IOException notUtf8OrNotJson) {
+            // Jackson's byte parser refuses bytes that are not UTF-8 where a decode to text replaces them (as the
+            // client's own decoder may): once more as text before the usage is given up.
+            try (JsonParser p = JSON.createParser(new String(payload, offset, length, StandardCharsets.UTF_8))) {
+                read = walk(p);
+            } catch (IOException e) {
+                // Not JSON we understand (or a number past the parser's own limits): it goes on to the client
+                // untouched and counts as content; the usage it carried is unknown, so none of this stream's counts
+                // is believed.
+                counts.unreadable();
+                otherEvents++;
                 return false;
             }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken v = p.nextToken();
-                if ((name.equals("usage") || name.equals("usageMetadata")) && v == JsonToken.START_OBJECT) {
-                    counts.read(p);
-                    // OpenAI's usage chunk, Anthropic's message_delta, or Gemini's usageMetadata (on its chunks,
-                    // cumulative; the stream's own end decides whether the answer was whole): the final counts
-                    complete = true;
-                } else if (name.equals("message") && v == JsonToken.START_OBJECT) {
-                    readMessage(p, false); // Anthropic message_start: the usage sits in the message
-                } else if (name.equals("response") && v == JsonToken.START_OBJECT) {
-                    readMessage(p, true); // a Responses API final event: the usage of the whole response
-                } else if (name.equals("choices") && v == JsonToken.START_ARRAY) {
-                    choices = true;
-                    nonEmptyChoices = p.nextToken() != JsonToken.END_ARRAY;
-                    if (nonEmptyChoices) {
-                        p.skipChildren();
-                        while (p.nextToken() != JsonToken.END_ARRAY) {
-                            p.skipChildren();
-                        }
-                    }
-                } else {
-                    p.skipChildren();
-                }
-            }
-        } catch (IOException e) {
-            // Not JSON we understand (or a number past the parser's own limits): it goes on to the client untouched
-            // and counts as content; the usage it carried is unknown, so none of this stream's counts is believed.
-            counts.unreadable();
-            otherEvents++;
+        }
+        if (read == NOT_AN_OBJECT) {
             return false;
         }
+        boolean nonEmptyChoices = (read & NON_EMPTY_CHOICES) != 0;
         if (nonEmptyChoices) {
             otherEvents++;
         }
-        return choices && !nonEmptyChoices;
+        return (read & CHOICES) != 0 && !nonEmptyChoices;
+    }
+
+    /**
+     * Reads the payload's top-level object for its usage: {@link #NOT_AN_OBJECT}, or {@link #CHOICES} (a
+     * {@code choices} array was there) and {@link #NON_EMPTY_CHOICES} (it held something) as bits.
+     */
+    private int walk(JsonParser p) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            return NOT_AN_OBJECT;
+        }
+        int read = 0;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            if ((name.equals("usage") || name.equals("usageMetadata")) && v == JsonToken.START_OBJECT) {
+                counts.read(p);
+                // OpenAI's usage chunk, Anthropic's message_delta, or Gemini's usageMetadata (on its chunks,
+                // cumulative; the stream's own end decides whether the answer was whole): the final counts
+                complete = true;
+            } else if (name.equals("message") && v == JsonToken.START_OBJECT) {
+                readMessage(p, false); // Anthropic message_start: the usage sits in the message
+            } else if (name.equals("response") && v == JsonToken.START_OBJECT) {
+                readMessage(p, true); // a Responses API final event: the usage of the whole response
+            } else if (name.equals("choices") && v == JsonToken.START_ARRAY) {
+                read |= CHOICES;
+                if (p.nextToken() != JsonToken.END_ARRAY) {
+                    read |= NON_EMPTY_CHOICES;
+                    p.skipChildren();
+                    while (p.nextToken() != JsonToken.END_ARRAY) {
+                        p.skipChildren();
+                    }
+                }
+            } else {
+                p.skipChildren();
+            }
+        }
+        return read;
     }
 
     /** The {@code usage} inside an object; {@code last}: it is the final count (a Responses API response). */

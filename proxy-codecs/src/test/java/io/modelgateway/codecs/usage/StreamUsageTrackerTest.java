@@ -122,6 +122,28 @@ class StreamUsageTrackerTest {
         assertThat(one.counts().usage().promptTokens()).isEqualTo(4);
     }
 
+    /**
+     * A usage chunk with a byte that is not UTF-8 in one of its strings (a lone 0xFF): Jackson's byte parser refuses
+     * it, a text decode replaces it, and the usage is read as a client decoding the stream as text would read it.
+     */
+    @Test
+    void usageEventWithABadUtf8Byte_isStillRead() {
+        StreamUsageTracker t = new StreamUsageTracker();
+        byte[] head = "data: {\"choices\":[],\"note\":\"a".getBytes(StandardCharsets.US_ASCII);
+        byte[] tail = "b\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2}}\n\n"
+                .getBytes(StandardCharsets.US_ASCII);
+        ByteBuf b = Unpooled.buffer().writeBytes(head).writeByte(0xFF).writeBytes(tail);
+        try {
+            assertThat(t.onEvent(b)).as("a usage-only chunk").isTrue();
+        } finally {
+            b.release();
+        }
+        assertThat(t.counts().implausible()).isFalse();
+        assertThat(t.counts().usage().promptTokens()).isEqualTo(9);
+        assertThat(t.counts().usage().completionTokens()).isEqualTo(2);
+        assertThat(t.otherEvents()).isZero();
+    }
+
     @Test
     void usageObjectAt_findsOnlyRealKeysWithObjectValues() {
         assertThat(at("{\"usage\":null}")).isEqualTo(-1);
