@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import io.modelgateway.codecs.sse.ByteWords;
 import io.modelgateway.codecs.sse.EventBytes;
 import io.netty.buffer.ByteBuf;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -28,6 +29,8 @@ public final class StreamUsageTracker {
     private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
     /** What may follow {@code "usage} in a key: Gemini's {@code usageMetadata}. */
     private static final byte[] METADATA = {'M', 'e', 't', 'a', 'd', 'a', 't', 'a', '"'};
+    /** An SSE data line's field name. */
+    private static final byte[] DATA = {'d', 'a', 't', 'a', ':'};
     private static final long QUOTES = ByteWords.spread((byte) '"');
     private static final long US = ByteWords.spread((byte) 'u');
     /** {@link #keyAt}'s answer for a place that is not the key. */
@@ -183,21 +186,23 @@ public final class StreamUsageTracker {
     private boolean parse(byte[] a, int end) {
         int firstFrom = -1;
         int firstTo = -1;
-        java.io.ByteArrayOutputStream joined = null;
+        ByteArrayOutputStream joined = null;
         for (int from = 0; from < end; ) {
             int nl = from;
             while (nl < end && a[nl] != '\n' && a[nl] != '\r') {
                 nl++;
             }
-            if (nl - from >= 5 && a[from] == 'd' && a[from + 1] == 'a' && a[from + 2] == 't' && a[from + 3] == 'a'
-                    && a[from + 4] == ':') {
-                int value = from + 5 < nl && a[from + 5] == ' ' ? from + 6 : from + 5;
+            if (nl - from >= DATA.length && matches(a, from, DATA)) {
+                int value = from + DATA.length;
+                if (value < nl && a[value] == ' ') {
+                    value++;
+                }
                 if (firstFrom < 0) {
                     firstFrom = value;
                     firstTo = nl;
                 } else {
                     if (joined == null) {
-                        joined = new java.io.ByteArrayOutputStream(end);
+                        joined = new ByteArrayOutputStream(end);
                         joined.write(a, firstFrom, firstTo - firstFrom);
                     }
                     joined.write('\n');

@@ -701,33 +701,26 @@ public final class AnswerWriter {
      * one system call per read, where the HTTP encoder would write three and combine their promises.
      */
     private void pend(ByteBuf piece) {
-        if (framesChunks) {
-            try {
-                if (pending == null) {
-                    pending = ChunkFrame.newBuffer(ctx.alloc(),
-                            Math.max(MERGE_CAPACITY, ChunkFrame.HEADROOM + piece.readableBytes() + 2));
-                }
-                append(pending, piece); // grows the buffer when needed
-            } finally {
-                piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
-            }
-        } else if (pending == null) {
+        if (pending == null && !framesChunks) {
             pending = piece;
             return;
-        } else {
-            try {
-                if (!pendingMerged) {
-                    ByteBuf merged = ctx.alloc().directBuffer(
-                            Math.max(MERGE_CAPACITY, pending.readableBytes() + piece.readableBytes()));
-                    append(merged, pending);
-                    pending.release();
-                    pending = merged;
-                    pendingMerged = true;
-                }
-                append(pending, piece); // grows the buffer when needed
-            } finally {
-                piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
+        }
+        try {
+            if (pending == null) {
+                pending = ChunkFrame.newBuffer(ctx.alloc(),
+                        Math.max(MERGE_CAPACITY, ChunkFrame.HEADROOM + piece.readableBytes() + 2));
+                pendingMerged = true;
+            } else if (!pendingMerged) {
+                ByteBuf merged = ctx.alloc().directBuffer(
+                        Math.max(MERGE_CAPACITY, pending.readableBytes() + piece.readableBytes()));
+                append(merged, pending);
+                pending.release();
+                pending = merged;
+                pendingMerged = true;
             }
+            append(pending, piece); // grows the buffer when needed
+        } finally {
+            piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
         }
         if (pending.readableBytes() >= ctx.channel().config().getWriteBufferHighWaterMark()) {
             // A read loop may bring far more than one read: past the high watermark the merged bytes go out now, so
