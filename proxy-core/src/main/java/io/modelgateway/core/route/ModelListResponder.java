@@ -32,7 +32,6 @@ public final class ModelListResponder extends ChannelInboundHandlerAdapter {
     private static final AsciiString ANTHROPIC_VERSION = AsciiString.cached("anthropic-version");
     private final Exchanges exchanges;
     private final long created = System.currentTimeMillis() / 1000;
-    private final String createdAt = DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochSecond(created));
 
     public ModelListResponder(Exchanges exchanges) {
         this.exchanges = exchanges;
@@ -61,6 +60,7 @@ public final class ModelListResponder extends ChannelInboundHandlerAdapter {
         try (JsonGenerator g = JSON.createGenerator((OutputStream) new ByteBufOutputStream(buf), JsonEncoding.UTF8)) {
             g.writeStartObject();
             g.writeArrayFieldStart("data");
+            String createdAt = DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochSecond(created));
             String first = null;
             String last = null;
             for (ModelConfig m : config.models().values()) {

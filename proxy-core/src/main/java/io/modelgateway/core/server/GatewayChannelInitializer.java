@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.modelgateway.core.config.Http2Config;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -59,6 +60,7 @@ import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
  * {@code answer-boundary} on, so every step, the answer writer and the stream relay are the same:
  * <pre>
  *   connection: [tls] h2-codec (frames, flow control, SETTINGS caps, reset / CONTINUATION / empty-frame limits)
+ *               → h2-flush (the streams' flushes of one turn of the event loop as one)
  *               → h2-connection (idle timeout, SETTINGS / PING flood, drain → GOAWAY) → h2-multiplex (one channel per stream)
  *   stream:     h2-stream-codec (frames ⇄ HttpObjects) → stream-timeout (408 for a body trickled in)
  *               → answer-boundary → head-validator → … → exchange
@@ -81,6 +83,9 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     static final int MAX_SMALL_CONTINUATIONS = 16;
     /** Control frames (SETTINGS and PING acknowledgements, resets) queued for a peer that does not read them. */
     static final int MAX_QUEUED_CONTROL_FRAMES = 1000;
+
+    /** Stream flushes held back on an HTTP/2 connection before one is let through regardless. */
+    static final int MAX_HELD_FLUSHES = 64;
 
     private final GatewayContext gateway;
     private final int maxBodyBytes;
@@ -216,6 +221,11 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
                 .gracefulShutdownTimeoutMillis(Math.max(1000, server.drainTimeoutMs()))
                 .build();
         p.addLast(PipelineNames.H2_CODEC, codec);
+        // A stream's answer is flushed when its upstream's read wrote it, on that upstream's channel: answers of
+        // several streams of one connection that arrive in the same turn of the event loop leave in one TLS record
+        // and one write instead of one each (flushed when the turn's I/O is done, or at the end of this
+        // connection's own read); a cap on held flushes bounds what waits.
+        p.addLast(PipelineNames.H2_FLUSH, new FlushConsolidationHandler(MAX_HELD_FLUSHES, true));
         p.addLast(PipelineNames.H2_CONNECTION, new Http2ConnectionGuard(server.idleTimeoutMs()));
         p.addLast(PipelineNames.H2_MULTIPLEX, new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override

@@ -11,6 +11,8 @@ public final class PipelineNames {
     public static final String H2_CODEC = "h2-codec";
     /** In front of the h2 codec of a connection closed after a GOAWAY: drops what is still read. */
     public static final String DISCARD = "discard";
+    /** Holds back the flushes of a connection's streams written outside its own reads until the loop's turn ends. */
+    public static final String H2_FLUSH = "h2-flush";
     public static final String H2_CONNECTION = "h2-connection";
     public static final String H2_MULTIPLEX = "h2-multiplex";
     /** HTTP/2 stream, before the answer boundary. */
