@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.core.e2e.Http2AttackTest.Frames;
 import io.modelgateway.core.testing.TestGateway;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Error;
@@ -17,15 +23,22 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
  * HTTP/2 streams on one connection, driven frame by frame with Netty's client-side frame writer and HPACK codec:
  * the stream cap, the header list cap (431), per-stream flow control (a stream the client gives no window waits
- * alone while another stream on the same connection is answered), and GOAWAY on drain.
+ * alone while another stream on the same connection is answered), the flushes of streams answered in the same turn
+ * of the event loop shared, and GOAWAY on drain.
  */
 class Http2StreamsTest {
     static final String CHAT = "{\"model\":\"sim-chat\",\"max_tokens\":50,\"stream\":true,"
@@ -187,6 +200,82 @@ class Http2StreamsTest {
                 assertThat(c.read()).isTrue();
             }
             assertThat(c.body(1)).startsWith("data: {").endsWith("data: [DONE]\n\n");
+        }
+    }
+
+    @Test
+    void eventsOfStreamsDueInOneTurn_leaveInOneFlush() throws Exception {
+        try (TestGateway gw = TestGateway.start("http2: {cleartext: true}\n" + TestGateway.simulatorConfig(
+                "  slow: {type: simulator, simulator: {ttft_ms: 50, tokens_per_second: 50, output_tokens: 20}}\n",
+                "  slow-chat: {deployments: [{provider: slow, model: slow-1}]}\n"));
+             Conn c = new Conn(gw.port(), new Http2Settings())) {
+            // The connection's first stream, answered whole, so its server channel is known.
+            c.post(1, CHAT.replace("\"stream\":true", "\"stream\":false"));
+            while (!c.done(1)) {
+                assertThat(c.read()).isTrue();
+            }
+            assertThat(gw.server().context().connections().size()).isEqualTo(1);
+            Channel connection = gw.server().context().connections().iterator().next();
+            // At the head of its pipeline: the bytes written since the last flush, and at each flush how many
+            // streams' HEADERS and DATA frames it carried.
+            List<Integer> streamsPerFlush = new CopyOnWriteArrayList<>();
+            connection.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+                final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+
+                @Override
+                public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                    if (msg instanceof ByteBuf b) {
+                        pending.writeBytes(ByteBufUtil.getBytes(b));
+                    }
+                    ctx.write(msg, promise);
+                }
+
+                @Override
+                public void flush(ChannelHandlerContext ctx) {
+                    byte[] bytes = pending.toByteArray();
+                    pending.reset();
+                    Set<Integer> streams = new HashSet<>();
+                    for (int at = 0; at + 9 <= bytes.length; ) {
+                        int length = (bytes[at] & 0xff) << 16 | (bytes[at + 1] & 0xff) << 8 | bytes[at + 2] & 0xff;
+                        int type = bytes[at + 3];
+                        int stream = ((bytes[at + 5] & 0x7f) << 24 | (bytes[at + 6] & 0xff) << 16
+                                | (bytes[at + 7] & 0xff) << 8 | bytes[at + 8] & 0xff);
+                        if (type == Http2FrameTypes.DATA || type == Http2FrameTypes.HEADERS) {
+                            streams.add(stream);
+                        }
+                        at += 9 + length;
+                    }
+                    if (!streams.isEmpty()) {
+                        streamsPerFlush.add(streams.size());
+                    }
+                    ctx.flush();
+                }
+            });
+            // Sixteen paced streams, their heads and events written by the simulator's timers, outside any read of
+            // the connection: streams whose events fall due in the same millisecond are handed them in one turn of
+            // the event loop, and their frames of that turn leave in one flush.
+            int[] streams = IntStream.rangeClosed(1, 16).map(i -> 2 * i + 1).toArray();
+            c.send(x -> {
+                x.writer.writeWindowUpdate(x.ctx, 0, 1 << 24, x.ctx.newPromise()); // room for all sixteen answers
+                for (int stream : streams) {
+                    x.writer.writeHeaders(x.ctx, stream, Http2AttackTest.request("/api/v1/chat/completions"), 0, false,
+                            x.ctx.newPromise());
+                    x.writer.writeData(x.ctx, stream, Unpooled.wrappedBuffer(
+                            CHAT.replace("sim-chat", "slow-chat").getBytes(StandardCharsets.UTF_8)), 0, true,
+                            x.ctx.newPromise());
+                }
+            });
+            while (!Arrays.stream(streams).allMatch(c::done)) {
+                assertThat(c.read()).isTrue();
+            }
+            for (int stream : streams) {
+                assertThat(c.heads.get(stream).status().toString()).isEqualTo("200");
+                assertThat(c.body(stream)).startsWith("data: {").endsWith("data: [DONE]\n\n");
+            }
+            // Flushed by each stream on its own, every flush would carry one stream's frames.
+            assertThat(streamsPerFlush).as("streams per flush").anyMatch(n -> n > 1);
+            assertThat(streamsPerFlush.stream().mapToInt(Integer::intValue).sum())
+                    .as("frames of all streams flushed").isGreaterThanOrEqualTo(streams.length * 20);
         }
     }
 
