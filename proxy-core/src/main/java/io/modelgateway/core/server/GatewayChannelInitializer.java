@@ -207,6 +207,8 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
                 .initialSettings(settings)
                 .validateHeaders(true)
+                // Values new with every answer are not added to the HPACK table (ChangingHeaders).
+                .headerSensitivityDetector(ChangingHeaders.INSTANCE)
                 // PING and SETTINGS are answered by the connection guard, which stops answering a flood.
                 .autoAckPingFrame(false)
                 .autoAckSettingsFrame(false)

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Test;
  * HTTP/2 streams on one connection, driven frame by frame with Netty's client-side frame writer and HPACK codec:
  * the stream cap, the header list cap (431), per-stream flow control (a stream the client gives no window waits
  * alone while another stream on the same connection is answered), the flushes of streams answered in the same turn
- * of the event loop shared, and GOAWAY on drain.
+ * of the event loop shared, answer headers that change every time sent as never-indexed HPACK literals (the block
+ * walked by RFC 7541's representation bits), and GOAWAY on drain.
  */
 class Http2StreamsTest {
     static final String CHAT = "{\"model\":\"sim-chat\",\"max_tokens\":50,\"stream\":true,"
@@ -52,6 +53,8 @@ class Http2StreamsTest {
         final Frames frames = new Frames();
         final DefaultHttp2HeadersDecoder hpack = new DefaultHttp2HeadersDecoder(true);
         final Map<Integer, Http2Headers> heads = new HashMap<>();
+        /** Each stream's header block as sent (HPACK), beside its decoded headers. */
+        final Map<Integer, byte[]> blocks = new HashMap<>();
         final Map<Integer, ByteArrayOutputStream> bodies = new HashMap<>();
         final Map<Integer, Boolean> ended = new HashMap<>();
         final Map<Integer, Long> resets = new HashMap<>();
@@ -96,6 +99,7 @@ class Http2StreamsTest {
             boolean endStream = (flags & 0x1) != 0;
             if (type == Http2FrameTypes.HEADERS) {
                 var buf = Unpooled.wrappedBuffer(payload);
+                blocks.put(stream, payload);
                 heads.put(stream, hpack.decodeHeaders(stream, buf)); // the gateway sends no padding or priority
                 ended.put(stream, endStream || ended.getOrDefault(stream, false));
             } else if (type == Http2FrameTypes.DATA) {
@@ -276,6 +280,96 @@ class Http2StreamsTest {
             assertThat(streamsPerFlush).as("streams per flush").anyMatch(n -> n > 1);
             assertThat(streamsPerFlush.stream().mapToInt(Integer::intValue).sum())
                     .as("frames of all streams flushed").isGreaterThanOrEqualTo(streams.length * 20);
+        }
+    }
+
+    /** HPACK representations (RFC 7541, section 6) of a header block: how many of each kind. */
+    static Map<String, Integer> representations(byte[] block) {
+        Map<String, Integer> kinds = new HashMap<>();
+        int at = 0;
+        while (at < block.length) {
+            int b = block[at] & 0xff;
+            String kind;
+            if ((b & 0x80) != 0) {
+                kind = "indexed";
+                at = skipInteger(block, at, 7);
+            } else if ((b & 0x20) != 0 && (b & 0x40) == 0) {
+                kind = "table size update";
+                at = skipInteger(block, at, 5);
+            } else {
+                int prefix = (b & 0x40) != 0 ? 6 : 4;
+                kind = (b & 0x40) != 0 ? "incremental indexing" : (b & 0x10) != 0 ? "never indexed" : "without indexing";
+                boolean newName = (b & ((1 << prefix) - 1)) == 0;
+                at = skipInteger(block, at, prefix);
+                if (newName) {
+                    at = skipString(block, at);
+                }
+                at = skipString(block, at);
+            }
+            kinds.merge(kind, 1, Integer::sum);
+        }
+        return kinds;
+    }
+
+    private static int skipInteger(byte[] block, int at, int prefixBits) {
+        int mask = (1 << prefixBits) - 1;
+        if ((block[at++] & mask) != mask) {
+            return at;
+        }
+        while ((block[at++] & 0x80) != 0) {
+            // continuation bytes
+        }
+        return at;
+    }
+
+    private static int skipString(byte[] block, int at) {
+        int length = block[at] & 0x7f;
+        if (length == 0x7f) {
+            int shift = 0;
+            length = 0x7f;
+            int b;
+            at++;
+            do {
+                b = block[at++] & 0xff;
+                length += (b & 0x7f) << shift;
+                shift += 7;
+            } while ((b & 0x80) != 0);
+            return at + length;
+        }
+        return at + 1 + length;
+    }
+
+    @Test
+    void answerHeadersThatChangeEveryTime_areNeverIndexed_theOthersComeFromTheTable() throws Exception {
+        try (TestGateway gw = TestGateway.start("http2: {cleartext: true}\n" + TestGateway.simulatorConfig());
+             Conn c = new Conn(gw.port(), new Http2Settings())) {
+            String plain = CHAT.replace("\"stream\":true", "\"stream\":false");
+            c.post(1, plain);
+            while (!c.done(1)) {
+                assertThat(c.read()).isTrue();
+            }
+            c.post(3, plain);
+            while (!c.done(3)) {
+                assertThat(c.read()).isTrue();
+            }
+            // Names whose values differ from one answer to the next (RFC 7541 section 7.1.3: such values are worth
+            // no table entry): as many never-indexed literals as the second answer carries of them.
+            Set<String> changing = Set.of("x-request-id", "request-id", "content-length", "server-timing",
+                    "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-requests",
+                    "x-ratelimit-reset-tokens");
+            Http2Headers second = c.heads.get(3);
+            assertThat(second.status().toString()).isEqualTo("200");
+            assertThat(second.get("x-request-id")).isNotEqualTo(c.heads.get(1).get("x-request-id"));
+            long changingSent = 0;
+            for (Map.Entry<CharSequence, CharSequence> h : second) {
+                changingSent += changing.contains(h.getKey().toString()) ? 1 : 0;
+            }
+            Map<String, Integer> kinds = representations(c.blocks.get(3));
+            assertThat(changingSent).isGreaterThanOrEqualTo(2);
+            assertThat(kinds.getOrDefault("never indexed", 0)).as("%s", kinds).isEqualTo((int) changingSent);
+            // Everything else of the second answer repeats the first, so it is all in the table by now.
+            assertThat(kinds.getOrDefault("incremental indexing", 0)).as("%s", kinds).isZero();
+            assertThat(kinds.get("indexed")).as("%s", kinds).isEqualTo(second.size() - (int) changingSent);
         }
     }
 

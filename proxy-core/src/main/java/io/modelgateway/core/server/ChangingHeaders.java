@@ -1,0 +1,40 @@
+package io.modelgateway.core.server;
+
+import io.netty.handler.codec.http2.Http2HeadersEncoder;
+import io.netty.util.AsciiString;
+import java.util.Set;
+
+/**
+ * The HTTP/2 answer headers whose values change with every answer (a request id, a timing, the remaining and reset
+ * of a rate limit, a cost, a length): HPACK writes them as literals that are never indexed instead of adding each
+ * new value to the connection's dynamic table, where it would push out the entries that do repeat (the content
+ * type, the limits, the forwarded names) and be looked up, added and evicted on every answer for nothing. The names
+ * are the gateway's own answer headers (a name in h2 is lower case). Stateless; shared by every connection.
+ */
+final class ChangingHeaders implements Http2HeadersEncoder.SensitivityDetector {
+    static final ChangingHeaders INSTANCE = new ChangingHeaders();
+
+    private static final Set<AsciiString> NAMES = Set.of(
+            AsciiString.cached("x-request-id"),
+            AsciiString.cached("request-id"),
+            AsciiString.cached("server-timing"),
+            AsciiString.cached("content-length"),
+            AsciiString.cached("date"),
+            AsciiString.cached("x-gateway-cost-usd"),
+            AsciiString.cached("x-ratelimit-remaining-requests"),
+            AsciiString.cached("x-ratelimit-remaining-tokens"),
+            AsciiString.cached("x-ratelimit-reset-requests"),
+            AsciiString.cached("x-ratelimit-reset-tokens"),
+            AsciiString.cached("anthropic-ratelimit-requests-remaining"),
+            AsciiString.cached("anthropic-ratelimit-tokens-remaining"),
+            AsciiString.cached("anthropic-ratelimit-requests-reset"),
+            AsciiString.cached("anthropic-ratelimit-tokens-reset"));
+
+    private ChangingHeaders() {
+    }
+
+    @Override
+    public boolean isSensitive(CharSequence name, CharSequence value) {
+        return NAMES.contains(name instanceof AsciiString a ? a : AsciiString.of(name));
+    }
+}
