@@ -28,7 +28,6 @@ import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 
 /**
  * Builds the server pipeline; reading it top to bottom is the request path. On HTTP/1.1:
@@ -94,7 +93,6 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     /** The listener's TLS, or null for plain HTTP. */
     private final ServerTls tls;
     private final Http2Config http2;
-    private final Http2StreamFrameToHttpObjectCodec streamCodec = new Http2StreamFrameToHttpObjectCodec(true);
     private final PriorKnowledgeDetector.Protocols protocols = new PriorKnowledgeDetector.Protocols() {
         @Override
         public void http2(ChannelHandlerContext ctx) {
@@ -247,7 +245,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         // The same watermarks as a connection's: the exchange pauses its upstream past 64 KiB not yet sent.
         stream.config().setWriteBufferWaterMark(new WriteBufferWaterMark(32 * 1024, 64 * 1024));
         ChannelPipeline p = stream.pipeline();
-        p.addLast(PipelineNames.H2_STREAM_CODEC, streamCodec);
+        p.addLast(PipelineNames.H2_STREAM_CODEC, Http2StreamCodec.INSTANCE);
         p.addLast(PipelineNames.STREAM_TIMEOUT, new StreamRequestTimeout(gateway.config().server().requestTimeoutMs()));
         addAnswerHandlers(p, true);
         addRequestHandlers(p);
