@@ -1,5 +1,9 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.HttpResponses;
+import io.modelgateway.core.exchange.ServerTiming;
+import io.modelgateway.core.exchange.Usd;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http2.Http2HeadersEncoder;
 import io.netty.util.AsciiString;
 import java.util.Set;
@@ -15,12 +19,13 @@ final class ChangingHeaders implements Http2HeadersEncoder.SensitivityDetector {
     static final ChangingHeaders INSTANCE = new ChangingHeaders();
 
     private static final Set<AsciiString> NAMES = Set.of(
-            AsciiString.cached("x-request-id"),
-            AsciiString.cached("request-id"),
-            AsciiString.cached("server-timing"),
-            AsciiString.cached("content-length"),
-            AsciiString.cached("date"),
-            AsciiString.cached("x-gateway-cost-usd"),
+            HttpResponses.X_REQUEST_ID,
+            HttpResponses.REQUEST_ID,
+            ServerTiming.SERVER_TIMING,
+            HttpHeaderNames.CONTENT_LENGTH,
+            HttpHeaderNames.DATE,
+            Usd.COST_HEADER,
+            // the limits' own names are the limit package's; their values change with every answer
             AsciiString.cached("x-ratelimit-remaining-requests"),
             AsciiString.cached("x-ratelimit-remaining-tokens"),
             AsciiString.cached("x-ratelimit-reset-requests"),
