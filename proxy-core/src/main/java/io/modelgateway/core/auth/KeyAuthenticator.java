@@ -7,6 +7,7 @@ import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.RequestStep;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -34,6 +35,7 @@ import javax.security.auth.x500.X500Principal;
  * compared, in constant time, against the configured hashes. A key with {@code client_cert_subject} is accepted only
  * on a connection whose client certificate (verified in the TLS handshake) has that subject; else 401.
  */
+@ChannelHandler.Sharable
 public final class KeyAuthenticator extends RequestStep {
     public static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
 

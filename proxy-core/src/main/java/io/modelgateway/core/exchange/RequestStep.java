@@ -15,7 +15,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * the request, owning it, without blocking the loop, and later ends the hold with exactly one call of
  * {@link #proceed} on the channel's event loop; if the connection closes first, the step ends and releases the
  * request itself (outcome {@link Outcome#CANCELLED}). The pipelining gate in front passes one request at a time, so
- * a step holds at most one. Event-loop confined; a step holds no state of its own between requests.
+ * a step holds at most one. Event-loop confined; a step holds no state of its own between requests, and one that
+ * holds none at all is {@link io.netty.channel.ChannelHandler.Sharable shared}: one instance serves every connection
+ * and stream of a listener.
  */
 public abstract class RequestStep extends ChannelInboundHandlerAdapter {
     private final Exchanges exchanges;

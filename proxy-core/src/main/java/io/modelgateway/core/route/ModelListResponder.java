@@ -12,6 +12,7 @@ import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -27,6 +28,7 @@ import java.time.format.DateTimeFormatter;
  * {@code created_at}, {@code has_more}, {@code first_id}, {@code last_id}) when the request carries
  * {@code anthropic-version}, as Anthropic's SDKs send it. Other requests pass through untouched.
  */
+@ChannelHandler.Sharable
 public final class ModelListResponder extends ChannelInboundHandlerAdapter {
     private static final JsonFactory JSON = new JsonFactory();
     private static final AsciiString ANTHROPIC_VERSION = AsciiString.cached("anthropic-version");

@@ -1,5 +1,7 @@
 package io.modelgateway.core.route;
 
+import io.netty.channel.ChannelHandler;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.ErrorKind;
@@ -20,6 +22,7 @@ import io.modelgateway.core.exchange.RequestStep;
  * passes goes on carrying its {@link GatewayRequest#model model}, and its record names the model. Event-loop
  * confined, stateless.
  */
+@ChannelHandler.Sharable
 public final class ModelResolver extends RequestStep {
     public ModelResolver(Exchanges exchanges) {
         super(exchanges);

@@ -1,6 +1,7 @@
 package io.modelgateway.core.server;
 
 import io.modelgateway.core.exchange.ConnectionEvent;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -13,8 +14,9 @@ import io.netty.handler.codec.http.LastHttpContent;
  * whole pipeline when a request was read whole and when its answer was written whole
  * ({@link ConnectionEvent}), as user events fired from the pipeline's head so that handlers on both sides of the
  * codec hear them. An answer is complete when its last part is written ({@link LastHttpContent}, which a full
- * response also is), not counting interim (1xx) answers. Messages pass on untouched; event-loop confined.
+ * response also is), not counting interim (1xx) answers. Messages pass on untouched. Stateless: one instance serves every connection and stream.
  */
+@ChannelHandler.Sharable
 public final class AnswerBoundary extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {

@@ -66,7 +66,8 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  *               → h2-flush (the streams' flushes of one turn of the event loop as one)
  *               → h2-connection (idle timeout, SETTINGS / PING flood, drain → GOAWAY) → h2-multiplex (one channel per stream)
  *   stream:     h2-stream-codec (frames ⇄ HttpObjects) → stream-timeout (408 for a body trickled in)
- *               → answer-boundary → head-validator → … → exchange
+ *               → answer-boundary → head-validator → … → body-aggregator → metrics → … → exchange
+ *               (no pipelining gate: a stream carries one request)
  * </pre>
  * A stream's writability follows its flow-control window (and the connection's), so an exchange's backpressure
  * pauses only its own upstream; a stream the client resets closes its channel, which cancels its exchange.
@@ -97,6 +98,16 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     /** The listener's TLS, or null for plain HTTP. */
     private final ServerTls tls;
     private final Http2Config http2;
+    /**
+     * The stateless steps, one instance each for every connection and stream of this listener: an HTTP/2 stream
+     * builds its pipeline when it opens, so each handler not made anew is an allocation less per request there.
+     */
+    private final AnswerBoundary answerBoundary = new AnswerBoundary();
+    private final RequestRouter router;
+    private final KeyAuthenticator authenticator;
+    private final ModelListResponder modelList;
+    private final RequestValidator validator;
+    private final ModelResolver resolver;
     private final PriorKnowledgeDetector.Protocols protocols = new PriorKnowledgeDetector.Protocols() {
         @Override
         public void http2(ChannelHandlerContext ctx) {
@@ -128,6 +139,11 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         this.tls = tls;
         this.http2 = gateway.config().http2();
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, gateway.config().maxBodyBytes());
+        this.router = new RequestRouter(gateway::config, gateway::ready, gateway.exchanges());
+        this.authenticator = new KeyAuthenticator(gateway.exchanges());
+        this.modelList = new ModelListResponder(gateway.exchanges());
+        this.validator = new RequestValidator(gateway.exchanges());
+        this.resolver = new ModelResolver(gateway.exchanges());
     }
 
     @Override
@@ -190,14 +206,19 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         addAnswerHandlers(p, false);
     }
 
-    /** From the answer boundary to the pipelining gate: the same on an HTTP/1.1 connection and an HTTP/2 stream. */
+    /**
+     * From the answer boundary to the body aggregator, the same on an HTTP/1.1 connection and an HTTP/2 stream; then,
+     * on HTTP/1.1 only, the pipelining gate (an HTTP/2 stream carries one request).
+     */
     private void addAnswerHandlers(ChannelPipeline p, boolean http2Stream) {
-        p.addLast(PipelineNames.ANSWER_BOUNDARY, new AnswerBoundary());
+        p.addLast(PipelineNames.ANSWER_BOUNDARY, answerBoundary);
         p.addLast(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator(http2Stream));
         p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard());
         p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
-        p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());
+        if (!http2Stream) {
+            p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());
+        }
     }
 
     /** The connection pipeline of HTTP/2 (after {@code tls} or in place of the h2c detector). */
@@ -275,11 +296,11 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         if (metrics != null) {
             p.addLast(PipelineNames.METRICS, metrics);
         }
-        p.addLast(PipelineNames.ROUTER, new RequestRouter(gateway::config, gateway::ready, gateway.exchanges()));
-        p.addLast(PipelineNames.AUTHENTICATOR, new KeyAuthenticator(gateway.exchanges()));
-        p.addLast(PipelineNames.MODEL_LIST, new ModelListResponder(gateway.exchanges()));
-        p.addLast(PipelineNames.REQUEST_VALIDATOR, new RequestValidator(gateway.exchanges()));
-        p.addLast(PipelineNames.MODEL_RESOLVER, new ModelResolver(gateway.exchanges()));
+        p.addLast(PipelineNames.ROUTER, router);
+        p.addLast(PipelineNames.AUTHENTICATOR, authenticator);
+        p.addLast(PipelineNames.MODEL_LIST, modelList);
+        p.addLast(PipelineNames.REQUEST_VALIDATOR, validator);
+        p.addLast(PipelineNames.MODEL_RESOLVER, resolver);
         p.addLast(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiters(), gateway.spend(), gateway.exchanges()));
         p.addLast(PipelineNames.EXCHANGE, new ExchangeStarter(gateway.routing(), gateway.planner(), gateway.exchanges()));
     }

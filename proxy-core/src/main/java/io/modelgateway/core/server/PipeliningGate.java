@@ -42,8 +42,12 @@ public final class PipeliningGate extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt == ConnectionEvent.ANSWER_COMPLETE && answering) {
             answering = false;
-            // The next request starts on a later turn of the loop: whoever wrote this answer finishes first.
-            ctx.executor().execute(() -> next(ctx));
+            // The next request starts on a later turn of the loop: whoever wrote this answer finishes first. With
+            // none held there is nothing to start (reading is on: it stops only while requests are held), and no
+            // task is queued: the common case, one request at a time.
+            if (!held.isEmpty()) {
+                ctx.executor().execute(() -> next(ctx));
+            }
         }
         ctx.fireUserEventTriggered(evt);
     }

@@ -17,6 +17,7 @@ import io.modelgateway.codecs.Ids;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
@@ -37,6 +38,7 @@ import java.nio.charset.StandardCharsets;
  * {@link RequestHeadValidator} refused arrives here as a decoder failure, answered and then closed). Releases every request it answers; passes the rest on (ownership
  * moves with the message).
  */
+@ChannelHandler.Sharable
 public final class RequestRouter extends ChannelInboundHandlerAdapter {
     static final String MODELS_PATH = "/api/v1/models";
     private static final byte[] HEALTH_OK = "{\"status\":\"ok\"}".getBytes(StandardCharsets.US_ASCII);

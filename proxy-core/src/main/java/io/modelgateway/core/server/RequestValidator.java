@@ -1,5 +1,7 @@
 package io.modelgateway.core.server;
 
+import io.netty.channel.ChannelHandler;
+
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.GatewayError;
@@ -18,6 +20,7 @@ import java.util.regex.Pattern;
  * that passes goes on carrying its {@link GatewayRequest#peek peek}. The model list ({@code GET}) has no body and
  * passes untouched. Event-loop confined, stateless.
  */
+@ChannelHandler.Sharable
 public final class RequestValidator extends RequestStep {
     private static final Pattern VERSION_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
     private static final String FIRST_VERSION = "2023-06-01";

@@ -70,6 +70,36 @@ class PipeliningGateTest {
     }
 
     @Test
+    void requestsOneAtATime_passAtOnce_andReadingNeverStops() {
+        // The common case: each request comes after the answer ahead of it. Nothing is held, so nothing waits for a
+        // later turn of the loop (the gate queues no task then) and reading stays on.
+        Seen seen = new Seen();
+        PipeliningGate gate = new PipeliningGate();
+        EmbeddedChannel ch = new EmbeddedChannel(new AnswerBoundary(), gate, seen);
+        for (String uri : List.of("/a", "/b", "/c")) {
+            ch.writeInbound(request(uri));
+            assertThat(seen.uris).last().isEqualTo(uri);
+            ch.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+            assertThat(gate.heldCount()).isZero();
+            assertThat(ch.config().isAutoRead()).isTrue();
+        }
+        assertThat(seen.uris).containsExactly("/a", "/b", "/c");
+        // A request pipelined behind a running answer is still held, and passes once that answer is complete.
+        ch.writeInbound(request("/d"), request("/e"));
+        assertThat(seen.uris).last().isEqualTo("/d");
+        assertThat(ch.config().isAutoRead()).isFalse();
+        ch.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+        ch.runPendingTasks();
+        assertThat(seen.uris).last().isEqualTo("/e");
+        assertThat(ch.config().isAutoRead()).isTrue();
+        Object out;
+        while ((out = ch.readOutbound()) != null) {
+            ReferenceCountUtil.release(out);
+        }
+        assertThat(ch.finishAndReleaseAll()).isFalse();
+    }
+
+    @Test
     void connectionClosed_heldRequestsAreReleased() {
         Seen seen = new Seen();
         EmbeddedChannel ch = new EmbeddedChannel(new AnswerBoundary(), new PipeliningGate(), seen);
