@@ -33,6 +33,10 @@ public final class ModelListResponder extends ChannelInboundHandlerAdapter {
     private static final JsonFactory JSON = new JsonFactory();
     private static final AsciiString ANTHROPIC_VERSION = AsciiString.cached("anthropic-version");
     private final Exchanges exchanges;
+    /**
+     * The models' {@code created} (and {@code created_at}): when this responder was made, once per listener (it is
+     * shared by every connection), so every caller sees the same value until the gateway restarts.
+     */
     private final long created = System.currentTimeMillis() / 1000;
 
     public ModelListResponder(Exchanges exchanges) {

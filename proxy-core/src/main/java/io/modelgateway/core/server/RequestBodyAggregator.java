@@ -74,9 +74,14 @@ public final class RequestBodyAggregator extends HttpObjectAggregator {
 
     /** Whether the aggregator has nothing to do for {@code head} before its body comes. */
     private boolean canWait(HttpRequest head) {
-        return head.decoderResult().isSuccess()
-                && !head.headers().contains(HttpHeaderNames.EXPECT)
-                && HttpUtil.getContentLength(head, -1L) <= maxContentLength();
+        if (!head.decoderResult().isSuccess() || head.headers().contains(HttpHeaderNames.EXPECT)) {
+            return false;
+        }
+        try {
+            return HttpUtil.getContentLength(head, -1L) <= maxContentLength();
+        } catch (NumberFormatException e) {
+            return false; // the aggregator's own check lets such a head pass; it does so from there
+        }
     }
 
     @Override
