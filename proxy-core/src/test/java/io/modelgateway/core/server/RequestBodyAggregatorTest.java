@@ -109,6 +109,22 @@ class RequestBodyAggregatorTest {
     }
 
     @Test
+    void contentLengthThatDoesNotParse_goesTheAggregatorsWay_likeNettys() {
+        for (Supplier<ChannelHandler> aggregator : List.<Supplier<ChannelHandler>>of(
+                () -> new RequestBodyAggregator(MAX), () -> new HttpObjectAggregator(MAX, true))) {
+            EmbeddedChannel ch = new EmbeddedChannel(aggregator.get());
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/api/v1/chat/completions");
+            head.headers().set("content-length", "two");
+            ch.writeInbound(head, new DefaultLastHttpContent(Unpooled.copiedBuffer("{}", StandardCharsets.UTF_8)));
+            FullHttpRequest full = ch.readInbound();
+            assertThat(full.content().toString(StandardCharsets.UTF_8)).isEqualTo("{}");
+            assertThat(full.headers().get("content-length")).isEqualTo("two");
+            full.release();
+            assertThat(ch.finishAndReleaseAll()).isFalse();
+        }
+    }
+
+    @Test
     void connectionClosedBetweenHeadAndBody_isReportedAsNettysAggregatorDoes() {
         for (Supplier<ChannelHandler> aggregator : List.<Supplier<ChannelHandler>>of(
                 () -> new RequestBodyAggregator(MAX), () -> new HttpObjectAggregator(MAX, true))) {
