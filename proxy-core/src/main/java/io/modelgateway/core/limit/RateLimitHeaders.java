@@ -6,12 +6,14 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The rate-limit and retry headers of contract 2.3, in the formats the official SDKs and dashboards
  * parse: OpenAI style resets as Go durations ({@code 6m0s}), Anthropic style resets as RFC 3339 instants.
  */
-final class RateLimitHeaders {
+public final class RateLimitHeaders {
     static final AsciiString RETRY_AFTER_MS = AsciiString.cached("retry-after-ms");
     static final AsciiString SHOULD_RETRY = AsciiString.cached("x-should-retry");
     /** 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the instants {@link #rfc3339} writes itself. */
@@ -32,6 +34,17 @@ final class RateLimitHeaders {
         {AsciiString.cached("x-ratelimit-reset-requests"), AsciiString.cached("x-ratelimit-reset-tokens")},
         {AsciiString.cached("anthropic-ratelimit-requests-reset"),
             AsciiString.cached("anthropic-ratelimit-tokens-reset")}};
+
+    /** The names whose values change with every answer (remaining and reset, both styles and families). */
+    public static List<AsciiString> changingNames() {
+        List<AsciiString> names = new ArrayList<>(8);
+        for (AsciiString[][] table : new AsciiString[][][] {REMAINING, RESET}) {
+            for (AsciiString[] style : table) {
+                names.addAll(List.of(style));
+            }
+        }
+        return names;
+    }
 
     private RateLimitHeaders() {
     }

@@ -3,9 +3,12 @@ package io.modelgateway.core.server;
 import io.modelgateway.core.exchange.HttpResponses;
 import io.modelgateway.core.exchange.ServerTiming;
 import io.modelgateway.core.exchange.Usd;
+import io.modelgateway.core.limit.RateLimitHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http2.Http2HeadersEncoder;
 import io.netty.util.AsciiString;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -18,22 +21,14 @@ import java.util.Set;
 final class ChangingHeaders implements Http2HeadersEncoder.SensitivityDetector {
     static final ChangingHeaders INSTANCE = new ChangingHeaders();
 
-    private static final Set<AsciiString> NAMES = Set.of(
-            HttpResponses.X_REQUEST_ID,
-            HttpResponses.REQUEST_ID,
-            ServerTiming.SERVER_TIMING,
-            HttpHeaderNames.CONTENT_LENGTH,
-            HttpHeaderNames.DATE,
-            Usd.COST_HEADER,
-            // the limits' own names are the limit package's; their values change with every answer
-            AsciiString.cached("x-ratelimit-remaining-requests"),
-            AsciiString.cached("x-ratelimit-remaining-tokens"),
-            AsciiString.cached("x-ratelimit-reset-requests"),
-            AsciiString.cached("x-ratelimit-reset-tokens"),
-            AsciiString.cached("anthropic-ratelimit-requests-remaining"),
-            AsciiString.cached("anthropic-ratelimit-tokens-remaining"),
-            AsciiString.cached("anthropic-ratelimit-requests-reset"),
-            AsciiString.cached("anthropic-ratelimit-tokens-reset"));
+    private static final Set<AsciiString> NAMES = names();
+
+    private static Set<AsciiString> names() {
+        List<AsciiString> names = new ArrayList<>(List.of(HttpResponses.X_REQUEST_ID, HttpResponses.REQUEST_ID,
+                ServerTiming.SERVER_TIMING, HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.DATE, Usd.COST_HEADER));
+        names.addAll(RateLimitHeaders.changingNames());
+        return Set.copyOf(names);
+    }
 
     private ChangingHeaders() {
     }

@@ -37,13 +37,11 @@ import java.util.List;
  * when missing, the trailers kept ({@code RequestBodyAggregatorTest} compares the two on random requests).
  */
 public final class RequestBodyAggregator extends HttpObjectAggregator {
-    private final long limit;
     /** A request head whose first body message has not come yet (not reference-counted). */
     private HttpRequest waitingHead;
 
     public RequestBodyAggregator(int maxContentLength) {
         super(maxContentLength, true);
-        this.limit = maxContentLength;
     }
 
     @Override
@@ -117,7 +115,7 @@ public final class RequestBodyAggregator extends HttpObjectAggregator {
         }
         HttpUtil.setKeepAlive(oversized, false);
         GatewayError error = new GatewayError(ErrorKind.REQUEST_TOO_LARGE,
-                "The request body is larger than the limit of " + limit + " bytes.", null, null);
+                "The request body is larger than the limit of " + maxContentLength() + " bytes.", null, null);
         HttpResponses.sendError(ctx, ApiPaths.styleForPath(ApiPaths.path(request.uri())), error,
                 Ids.requestId(), false);
     }
