@@ -10,6 +10,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.modelgateway.core.limit.Limiters;
@@ -82,13 +83,13 @@ public final class GatewayServer implements AutoCloseable {
         return start(config, 0);
     }
 
-    /** @param threads event loops; 0 means one per core */
+    /** @param threads event loops; 0 means {@link Transport#defaultLoops()} (one per CPU) */
     public static GatewayServer start(GatewayConfig config, int threads) throws InterruptedException {
         return start(config, threads, null);
     }
 
     /**
-     * @param threads  event loops; 0 means one per core
+     * @param threads  event loops; 0 means {@link Transport#defaultLoops()} (one per CPU)
      * @param observer an extra observer of every exchange (tests), or null
      */
     public static GatewayServer start(GatewayConfig config, int threads, ExchangeObserver observer)
@@ -97,7 +98,7 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     /**
-     * @param threads      event loops; 0 means one per core
+     * @param threads      event loops; 0 means {@link Transport#defaultLoops()} (one per CPU)
      * @param observer     an extra observer of every exchange (tests), or null
      * @param sharedLimits makes the shared limiter of a {@code redis} block: {@link Limiters#REDIS}, or (tests) one
      *                     on a stopped clock
@@ -107,7 +108,7 @@ public final class GatewayServer implements AutoCloseable {
         // The certificate files are read first: a bad one stops the start with a message naming the block.
         ServerTls tls = config.tls() == null ? null : ServerTls.start(config.tls(), config.http2().enabled());
         ServerTls adminTls = config.adminTls() == null ? null : ServerTls.start(config.adminTls(), false);
-        EventLoopGroup group = Transport.newGroup(threads, "gateway");
+        MultiThreadIoEventLoopGroup group = Transport.newGroup(threads, "gateway");
         UpstreamPools pools = new UpstreamPools();
         GatewayMetrics metrics = new GatewayMetrics(pools::openConnections);
         // access_log and admin.listen are read once: changing them needs a restart (a reload keeps them)
@@ -174,6 +175,7 @@ public final class GatewayServer implements AutoCloseable {
             GatewayServer server = new GatewayServer(group, ch, context, pools, metrics, accessLog, admin, tracing,
                     tls, adminTls);
             LOG.info("gateway listening on " + server.scheme() + "://" + server.hostPort() + " (" + Transport.name()
+                    + ", " + group.executorCount() + (group.executorCount() == 1 ? " event loop" : " event loops")
                     + (tls != null ? ", TLS" + (config.http2().enabled() ? ", h2" : "") : "")
                     + (tls == null && config.http2().cleartext() ? ", h2c" : "") + ")"
                     + (admin == null ? "" : "; admin on port " + admin.port()));
