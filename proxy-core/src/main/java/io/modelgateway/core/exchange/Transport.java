@@ -65,9 +65,8 @@ public final class Transport {
      * (the JDK's count, which follows the CPU affinity mask and a container's CPU limit, and
      * {@code -XX:ActiveProcessorCount}), or {@code -Dio.netty.eventLoopThreads} when set. Not Netty's own default
      * of two per CPU: every loop of the gateway does the same kind of work, so a second loop on a CPU only takes
-     * turns with the first, and each loop keeps its own upstream connections. Measured on the bench (the gateway
-     * pinned to one CPU), one loop against two: the same on the non-stream closed loops, 7-12 % less CPU per
-     * event on 64 paced streams, where every event wakes a loop.
+     * turns with the first, and each loop keeps its own upstream connections (and Redis connection). Measured on
+     * the bench (the gateway pinned to one CPU), one loop against two: no CPU difference beyond the spread of runs.
      */
     public static int defaultLoops() {
         return Math.max(1, SystemPropertyUtil.getInt("io.netty.eventLoopThreads", NettyRuntime.availableProcessors()));
