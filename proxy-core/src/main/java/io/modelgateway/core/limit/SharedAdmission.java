@@ -24,12 +24,12 @@ final class SharedAdmission extends CountedAdmission {
     final int count;
     /** The token estimate, clamped to what a Lua number holds exactly. */
     final long estimate;
-    final String id;
-    final String prefix;
-    /** Key names under the prefix, per scope: the usage hash and the lease set. */
-    final String[] usageKeys;
-    final String[] leaseKeys;
-    final String holdKey;
+    /** This replica's number of the admission: its id is {@code replicaId-sequence} ({@link ScriptParts#id}). */
+    final long sequence;
+    /** The encoded parts of the scripts' calls, under the key prefix the admission was made with. */
+    final ScriptParts parts;
+    /** Per scope, its key names and limits, encoded. */
+    final ScriptParts.Scoped[] scoped;
     final long leaseTtlMillis;
     final EventLoop loop;
     final boolean holdsSlots;
@@ -49,37 +49,43 @@ final class SharedAdmission extends CountedAdmission {
     /**
      * @param costEstimateUsd the exchange's estimated cost; negative when no spend is counted for it
      */
-    SharedAdmission(SharedLimiter limiter, EventLoop loop, String id, String prefix, long leaseTtlMillis,
+    SharedAdmission(SharedLimiter limiter, EventLoop loop, long sequence, ScriptParts parts, long leaseTtlMillis,
             KeyConfig key, Scope[] scopes, LimitsConfig[] limits, int count, long estimate, double costEstimateUsd,
             long month) {
         super(key.rateLimitHeaders(), 0);
         this.key = key;
         this.month = month;
         boolean spend = costEstimateUsd >= 0;
-        this.spendKey = spend ? spendKey(prefix, key.name()) : null;
+        this.spendKey = spend ? spendKey(parts.prefix, key.name()) : null;
         this.dailyBudgetMicros = spend ? SpendBudgets.micros(key.budget().daily()) : 0;
         this.monthlyBudgetMicros = spend ? SpendBudgets.micros(key.budget().monthly()) : 0;
         this.costEstimateMicros = spend ? SpendBudgets.micros(costEstimateUsd) : 0;
         this.limiter = limiter;
         this.loop = loop;
-        this.id = id;
-        this.prefix = prefix;
+        this.sequence = sequence;
+        this.parts = parts;
         this.leaseTtlMillis = leaseTtlMillis;
         this.scopes = scopes;
         this.limits = limits;
         this.count = count;
         this.estimate = estimate;
-        this.usageKeys = new String[count];
-        this.leaseKeys = new String[count];
+        this.scoped = new ScriptParts.Scoped[count];
         boolean slots = false;
         for (int i = 0; i < count; i++) {
-            String name = keyName(scopes[i]);
-            usageKeys[i] = prefix + "u:" + name;
-            leaseKeys[i] = prefix + "c:" + name;
+            scoped[i] = parts.scope(scopes[i], limits[i]);
             slots |= limits[i].concurrentRequests() > 0;
         }
-        this.holdKey = prefix + "h:" + id;
         this.holdsSlots = slots;
+    }
+
+    /** The admission's id, as the scripts see it. */
+    String id() {
+        return parts.id(sequence);
+    }
+
+    /** The Redis key of its hold: {@code h:ID} under the prefix. */
+    String holdKey() {
+        return parts.prefix + "h:" + id();
     }
 
     /**

@@ -121,6 +121,8 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     private final AtomicLong sequence = new AtomicLong();
 
     private volatile RedisConfig config;
+    /** The scripts' parts under the config's key prefix; replaced when a reload changes the prefix. */
+    private volatile ScriptParts parts;
     private volatile SslContext ssl;
     /** One lane (a connection and its undelivered settlements) per event loop that asked; replaced on a new server. */
     private volatile Map<EventLoop, Lane> lanes = new ConcurrentHashMap<>();
@@ -177,6 +179,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         byte[] random = new byte[6];
         new SecureRandom().nextBytes(random);
         this.replicaId = HexFormat.of().formatHex(random);
+        this.parts = new ScriptParts(config.keyPrefix(), replicaId);
         this.ssl = config.tls() ? newSslContext() : null;
         connectAll();
         this.prober = home.scheduleWithFixedDelay(this::probe, 0, PROBE_MILLIS, TimeUnit.MILLISECONDS);
@@ -260,9 +263,12 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
                 limits[n++] = model.limits();
             }
             long estimate = Math.min(MAX_TOKENS, Math.max(0, estimatedTokens));
-            SharedAdmission a = new SharedAdmission(this, loop, replicaId + "-" + sequence.incrementAndGet(),
-                    c.keyPrefix(), c.leaseTtlMs(), key, scopes, limits, n, estimate, costEstimateUsd,
-                    SpendBudgets.monthOf(epochMillis()));
+            ScriptParts p = parts;
+            if (!p.prefix.equals(c.keyPrefix())) {
+                p = new ScriptParts(c.keyPrefix(), replicaId); // a reload between the two reads: this check only
+            }
+            SharedAdmission a = new SharedAdmission(this, loop, sequence.incrementAndGet(), p, c.leaseTtlMs(), key,
+                    scopes, limits, n, estimate, costEstimateUsd, SpendBudgets.monthOf(epochMillis()));
             AdmitCall call = new AdmitCall(a, promise, key, model, estimatedTokens, costEstimateUsd);
             if (!lane.link.send(call)) {
                 promise.setSuccess(fallback(c, key, model, estimatedTokens, costEstimateUsd));
@@ -543,6 +549,9 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
      */
     public void reconfigure(RedisConfig next) {
         RedisConfig before = config;
+        if (!before.keyPrefix().equals(next.keyPrefix())) {
+            parts = new ScriptParts(next.keyPrefix(), replicaId);
+        }
         config = next;
         if (!before.sameServer(next)) {
             ssl = next.tls() ? newSslContext() : null;
@@ -690,10 +699,9 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     /** Writes the keys every script of one admission takes: per scope its usage hash and lease set, then its hold. */
     private static void keys(Resp out, SharedAdmission a) {
         for (int i = 0; i < a.count; i++) {
-            out.bulk(a.usageKeys[i]);
-            out.bulk(a.leaseKeys[i]);
+            out.raw(a.scoped[i].keys);
         }
-        out.bulk(a.holdKey);
+        out.bulk(a.parts.holdHead, a.sequence);
         if (a.spendKey != null) {
             out.bulk(a.spendKey);
         }
@@ -750,17 +758,13 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             scriptHeader(out, ADMIT, withBody, keyCount(a), 11 + 5 * a.count);
             keys(out, a);
             out.bulk(scriptNow());
-            out.bulk(a.id);
+            out.bulk(a.parts.idHead, a.sequence);
             out.bulk(a.leaseTtlMillis);
             out.bulk(HOLD_TTL_MILLIS);
             out.bulk(a.estimate);
             out.bulk(a.count);
             for (int i = 0; i < a.count; i++) {
-                LimitsConfig l = a.limits[i];
-                out.bulk(l.requestsPerMinute());
-                out.bulk(l.tokensPerMinute());
-                out.bulk(l.concurrentRequests());
-                out.bulk(l.dailyTokens());
+                out.raw(a.scoped[i].admitLimits); // requests and tokens per minute, concurrency, daily tokens
                 out.bulk(a.tokensReserved(i));
             }
             out.bulk(a.spendKey != null ? 1 : 0);
@@ -833,18 +837,16 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             scriptHeader(out, SETTLE, withBody, keyCount(a), 10 + 6 * a.count);
             keys(out, a);
             out.bulk(scriptNow());
-            out.bulk(a.id);
+            out.bulk(a.parts.idHead, a.sequence);
             out.bulk(actual);
             out.bulk(refund ? 1 : 0);
             out.bulk(a.count);
             for (int i = 0; i < a.count; i++) {
-                LimitsConfig l = a.limits[i];
-                out.bulk(l.requestsPerMinute());
-                out.bulk(l.tokensPerMinute());
+                ScriptParts.Scoped s = a.scoped[i];
+                out.raw(s.settleLimits); // requests and tokens per minute
                 out.bulk(a.tokensReserved(i));
-                out.bulk(l.concurrentRequests() > 0 ? 1 : 0);
-                out.bulk(l.dailyTokens() > 0 ? 1 : 0);
-                out.bulk(l.dailyTokens() > 0 ? a.estimate : 0);
+                out.raw(s.settleFlags); // counts concurrency, counts daily tokens
+                out.bulk(a.limits[i].dailyTokens() > 0 ? a.estimate : 0);
             }
             out.bulk(a.spendKey != null ? 1 : 0);
             out.bulk(a.month);
@@ -946,7 +948,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             for (SharedAdmission a : batch) {
                 for (int i = 0; i < a.count; i++) {
                     if (a.limits[i].concurrentRequests() > 0) {
-                        out.bulk(a.leaseKeys[i]);
+                        out.raw(a.scoped[i].leaseKeyPart);
                     }
                 }
             }
@@ -955,7 +957,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             for (SharedAdmission a : batch) {
                 for (int i = 0; i < a.count; i++) {
                     if (a.limits[i].concurrentRequests() > 0) {
-                        out.bulk(a.id);
+                        out.bulk(a.parts.idHead, a.sequence);
                     }
                 }
             }

@@ -547,9 +547,9 @@ class SharedLimiterTest {
 
         // Redis loses everything but the hold of the admission (as if flushed while it ran): its settlement charges
         // a usage hash that no longer exists, so it makes a new one.
-        Object holdDay = redis.command("GET", ((SharedAdmission) flushed).holdKey);
+        Object holdDay = redis.command("GET", ((SharedAdmission) flushed).holdKey());
         assertThat(redis.command("FLUSHALL")).isEqualTo("OK");
-        redis.command("SET", ((SharedAdmission) flushed).holdKey, holdDay.toString(), "PX", "60000");
+        redis.command("SET", ((SharedAdmission) flushed).holdKey(), holdDay.toString(), "PX", "60000");
         settle(flushed, 700);
         assertThat(usage("k:team-b", "tu")).as("the overage charged after the flush").isEqualTo("600");
         assertEveryKeyExpires();
@@ -667,6 +667,29 @@ class SharedLimiterTest {
         assertThat(admit(a, k, 1).admitted()).isTrue();
         assertThat(admit(a, k, 1).admitted()).isTrue();
         assertThat(admit(a, k, 1).refusedLimit()).isEqualTo("requests_per_minute");
+    }
+
+    @Test
+    void reconfigure_anotherKeyPrefix_newChecksCountThere_earlierAdmissionsSettleUnderTheirs() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig k = key("prefixed", rpm(1));
+        SharedAdmission before = (SharedAdmission) admit(a, k, 1);
+        assertThat(admit(a, k, 1).refusedLimit()).isEqualTo("requests_per_minute");
+
+        a.reconfigure(new RedisConfig("127.0.0.1", redis.port(), 0, false, null, null, PATIENT_MS, "next:",
+                Fallback.LOCAL, 2, 4 * PATIENT_MS));
+        assertThat(a.awaitUp(UP_WITHIN)).isTrue();
+        Eventually.until(UP_WITHIN, () -> admitQuietly(a, key("other", rpm(5))) instanceof SharedAdmission);
+        SharedAdmission after = (SharedAdmission) admit(a, k, 1);
+
+        assertThat(after.admitted()).as("the new prefix's counts start empty").isTrue();
+        assertThat(exists("next:u:k:prefixed")).isTrue();
+        assertThat(before.holdKey()).startsWith("mgw:h:");
+        assertThat(after.holdKey()).startsWith("next:h:");
+        assertThat(exists(before.holdKey())).isTrue();
+        settle(before, 1); // waits until its hold, under the old prefix, is gone
+        settle(after, 1);
+        assertThat(exists(after.holdKey())).isFalse();
     }
 
     @Test
@@ -842,7 +865,7 @@ class SharedLimiterTest {
         SharedAdmission s = (SharedAdmission) a;
         Eventually.until(UP_WITHIN, () -> {
             try {
-                return Long.valueOf(0).equals(redis.command("EXISTS", s.holdKey));
+                return Long.valueOf(0).equals(redis.command("EXISTS", s.holdKey()));
             } catch (Exception e) {
                 return false;
             }

@@ -43,18 +43,33 @@ public final class Resp {
         out.writeBytes(buf, 0, len);
     }
 
+    /** A copy of what was written since {@link #reset}: parts encoded once, for {@link #raw}. */
+    public byte[] toByteArray() {
+        return Arrays.copyOf(buf, len);
+    }
+
+    /**
+     * Appends parts encoded before (by another writer's {@link #toByteArray}) as they are: the parts of a command
+     * that stay the same from call to call cost one copy. The caller counts them in the command's {@link #array}.
+     */
+    public void raw(byte[] encoded) {
+        room(encoded.length);
+        System.arraycopy(encoded, 0, buf, len, encoded.length);
+        len += encoded.length;
+    }
+
     /** {@code *count\r\n}: a command of {@code count} parts follows. */
     public void array(int count) {
         room(22);
         buf[len++] = '*';
-        digits(count);
+        length(count);
         crlf();
     }
 
     public void bulk(byte[] bytes) {
         room(bytes.length + 26);
         buf[len++] = '$';
-        digits(bytes.length);
+        length(bytes.length);
         crlf();
         System.arraycopy(bytes, 0, buf, len, bytes.length);
         len += bytes.length;
@@ -72,11 +87,29 @@ public final class Resp {
         }
         room(n + 26);
         buf[len++] = '$';
-        digits(n);
+        length(n);
         crlf();
         for (int i = 0; i < n; i++) {
             buf[len++] = (byte) text.charAt(i);
         }
+        crlf();
+    }
+
+    /**
+     * A bulk string of {@code head} followed by the decimal digits of {@code value} (an id, a key naming one):
+     * no string in between.
+     */
+    public void bulk(byte[] head, long value) {
+        int from = toDigits(value);
+        int n = DIGITS - from;
+        room(head.length + n + 26);
+        buf[len++] = '$';
+        length(head.length + n);
+        crlf();
+        System.arraycopy(head, 0, buf, len, head.length);
+        len += head.length;
+        System.arraycopy(scratch, from, buf, len, n);
+        len += n;
         crlf();
     }
 
@@ -86,21 +119,27 @@ public final class Resp {
         int n = DIGITS - from;
         room(n + 7);
         buf[len++] = '$';
-        // The length (at most 20) by hand: digits() would overwrite the value's digits in the scratch array.
-        if (n >= 10) {
-            buf[len++] = (byte) ('0' + n / 10);
-        }
-        buf[len++] = (byte) ('0' + n % 10);
+        length(n);
         crlf();
         System.arraycopy(scratch, from, buf, len, n);
         len += n;
         crlf();
     }
 
-    private void digits(long value) {
-        int from = toDigits(value);
-        System.arraycopy(scratch, from, buf, len, DIGITS - from);
-        len += DIGITS - from;
+    /**
+     * The decimal digits of a count ({@code n >= 0}: of parts, of bytes) straight into the command, past the
+     * {@link #room} the caller made: the scratch array may hold a value's digits meanwhile.
+     */
+    private void length(int n) {
+        int end = len + 1;
+        for (int t = n; t >= 10; t /= 10) {
+            end++;
+        }
+        for (int i = end - 1; i >= len; i--) {
+            buf[i] = (byte) ('0' + n % 10);
+            n /= 10;
+        }
+        len = end;
     }
 
     /**
@@ -115,10 +154,15 @@ public final class Resp {
             return 0;
         }
         long v = Math.abs(value);
-        do {
+        while (v > Integer.MAX_VALUE) {
             d[--at] = (byte) ('0' + (int) (v % 10));
             v /= 10;
-        } while (v != 0);
+        }
+        int i = (int) v; // the rest in int arithmetic, cheaper than long
+        do {
+            d[--at] = (byte) ('0' + i % 10);
+            i /= 10;
+        } while (i != 0);
         if (value < 0) {
             d[--at] = '-';
         }

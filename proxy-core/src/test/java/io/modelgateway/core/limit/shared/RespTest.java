@@ -116,4 +116,33 @@ class RespTest {
         assertThat(LuaScript.load("admit.lua").shaHex()).isEqualTo(admit.shaHex());
         assertThat(LuaScript.load("settle.lua").shaHex()).isNotEqualTo(admit.shaHex());
     }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 9, 10, 85, 99, 100, 995, 1000, 10_000})
+    void bulk_headAndNumber_isTheBulkOfTheirConcatenation(int headLength) {
+        String head = "h".repeat(headLength);
+        for (long n : new long[] {0, 7, 12345, -3, Long.MAX_VALUE, Long.MIN_VALUE}) {
+            Resp resp = new Resp();
+            resp.bulk(head.getBytes(StandardCharsets.US_ASCII), n);
+            String text = head + n;
+            assertThat(written(resp)).as(headLength + "/" + n).isEqualTo("$" + text.length() + "\r\n" + text + "\r\n");
+        }
+    }
+
+    @Test
+    void raw_appendsPartsEncodedBefore_asTheyWere() {
+        Resp once = new Resp();
+        once.bulk("mgw:u:k:team");
+        once.bulk(100_000);
+        byte[] parts = once.toByteArray();
+        assertThat(parts).hasSize(once.length());
+
+        Resp resp = new Resp();
+        resp.array(4);
+        resp.bulk("EVALSHA".getBytes(StandardCharsets.US_ASCII));
+        resp.raw(parts);
+        resp.bulk(-1);
+        assertThat(written(resp)).isEqualTo("*4\r\n$7\r\nEVALSHA\r\n$12\r\nmgw:u:k:team\r\n$6\r\n100000\r\n"
+                + "$2\r\n-1\r\n");
+    }
 }
