@@ -9,6 +9,7 @@ import io.modelgateway.codecs.translate.ResponseTranslator;
 import io.modelgateway.codecs.translate.StreamTranslator;
 import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
+import io.modelgateway.core.exchange.AnswerStart;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.ChunkFrame;
 import io.modelgateway.core.exchange.ExchangeRecord;
@@ -114,6 +115,8 @@ public final class AnswerWriter {
     private enum Mode { WAITING, RELAY, STREAM, COLLECT, ERROR, DISCARD }
 
     private final ChannelHandlerContext ctx;
+    /** Where writes and flushes start ({@link AnswerStart}): the same handlers as from {@link #ctx}, fewer hops. */
+    private final ChannelHandlerContext out;
     private final GatewayRequest request;
     /** The provider's name, for logs and the labels of protocol and memory counts. */
     private final String provider;
@@ -175,6 +178,7 @@ public final class AnswerWriter {
             UpstreamLimitsConfig limits, CollectedBudget budget, ResponseTranslator translator,
             boolean withholdUsageChunk, AttemptHook hook, Consumer<Outcome> onDone, Source source) {
         this.ctx = ctx;
+        this.out = AnswerStart.of(ctx);
         this.request = request;
         this.provider = provider;
         this.providerStyle = providerStyle;
@@ -358,7 +362,7 @@ public final class AnswerWriter {
     public void readComplete() {
         if (!done && (mode == Mode.RELAY || mode == Mode.STREAM)) {
             writePending();
-            ctx.flush();
+            out.flush();
         }
     }
 
@@ -672,7 +676,7 @@ public final class AnswerWriter {
             return;
         }
         writePending();
-        ctx.write(msg, ctx.voidPromise());
+        out.write(msg, out.voidPromise());
     }
 
     /** A piece of a stream's body, as {@link #write} of it in a {@code DefaultHttpContent}, without the wrapper. */
@@ -686,7 +690,7 @@ public final class AnswerWriter {
 
     void writeAndFlush(Object msg) {
         writePending();
-        ctx.writeAndFlush(msg, ctx.voidPromise());
+        out.writeAndFlush(msg, out.voidPromise());
     }
 
     /**
@@ -744,15 +748,15 @@ public final class AnswerWriter {
     /** The chunks merged so far, out as one, before whatever is written next. */
     private void writePending() {
         if (pending != null) {
-            ByteBuf out = pending;
+            ByteBuf merged = pending;
             pending = null;
             pendingMerged = false;
             if (!framesChunks) {
-                ctx.write(new DefaultHttpContent(out), ctx.voidPromise());
-            } else if (out.isReadable()) {
-                ctx.write(ChunkFrame.frame(out), ctx.voidPromise());
+                out.write(new DefaultHttpContent(merged), out.voidPromise());
+            } else if (merged.isReadable()) {
+                out.write(ChunkFrame.frame(merged), out.voidPromise());
             } else {
-                out.release(); // nothing to send: a chunk of size zero would end the body
+                merged.release(); // nothing to send: a chunk of size zero would end the body
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.modelgateway.core.server;
 
+import io.modelgateway.core.exchange.AnswerStart;
 import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
@@ -216,6 +217,8 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard());
         p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
         p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
+        // What follows is inbound only (the request steps): answers are written from here on.
+        p.channel().attr(AnswerStart.KEY).set(p.context(PipelineNames.BODY_AGGREGATOR));
         if (!http2Stream) {
             p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());
         }
