@@ -1,5 +1,6 @@
 package io.modelgateway.codecs.usage;
 
+import io.modelgateway.codecs.sse.ByteWords;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.util.Arrays;
@@ -35,6 +36,13 @@ public final class BodyUsageScanner {
             return new byte[SCRATCH_BYTES];
         }
     };
+
+    private static final long QUOTES = ByteWords.spread((byte) '"');
+    private static final long BACKSLASHES = ByteWords.spread((byte) '\\');
+    /** Bit 5 in every byte: or-ed in, it makes '[' of '{' and ']' of '}' (and changes nothing else into either). */
+    private static final long CASE_BITS = ByteWords.spread((byte) 0x20);
+    private static final long OPENS = ByteWords.spread((byte) '{');
+    private static final long CLOSES = ByteWords.spread((byte) '}');
 
     /** The bytes that end a run inside a string: its closing quote, an escape. */
     private static final boolean[] STRING_STOPS = stops("\"\\");
@@ -102,9 +110,7 @@ public final class BodyUsageScanner {
             if (inString) {
                 if (!escape && keyMatch < 0) {
                     // Inside a string that is not a candidate key: only its end or an escape matters.
-                    while (i < end && !STRING_STOPS[bytes[i] & 0xFF]) {
-                        i++;
-                    }
+                    i = stringStop(bytes, i, end);
                     if (i == end) {
                         break;
                     }
@@ -112,9 +118,7 @@ public final class BodyUsageScanner {
             } else if (top == INSIDE && afterKey == 0) {
                 // Between tokens inside the top-level value: numbers, literals, commas, colons and whitespace change
                 // nothing here; only a string or a bracket does.
-                while (i < end && !VALUE_STOPS[bytes[i] & 0xFF]) {
-                    i++;
-                }
+                i = valueStop(bytes, i, end);
                 if (i == end) {
                     break;
                 }
@@ -193,6 +197,44 @@ public final class BodyUsageScanner {
         if (capturing) {
             append(bytes, captureFrom, end); // the usage object goes on in the next piece
         }
+    }
+
+    /**
+     * The first index in {@code [i, end)} of a byte in {@link #STRING_STOPS} (a quote, a backslash), or {@code end}:
+     * eight bytes a step ({@link ByteWords}), then byte by byte for the last few. A chat answer is mostly its text.
+     */
+    private static int stringStop(byte[] bytes, int i, int end) {
+        for (; i + Long.BYTES <= end; i += Long.BYTES) {
+            long w = ByteWords.word(bytes, i);
+            long stops = ByteWords.equalBytes(w, QUOTES) | ByteWords.equalBytes(w, BACKSLASHES);
+            if (stops != 0) {
+                return i + (Long.numberOfTrailingZeros(stops) >>> 3);
+            }
+        }
+        while (i < end && !STRING_STOPS[bytes[i] & 0xFF]) {
+            i++;
+        }
+        return i;
+    }
+
+    /**
+     * The first index in {@code [i, end)} of a byte in {@link #VALUE_STOPS} (a quote or a bracket), or {@code end}:
+     * as {@link #stringStop}. An embeddings answer is mostly numbers between them.
+     */
+    private static int valueStop(byte[] bytes, int i, int end) {
+        for (; i + Long.BYTES <= end; i += Long.BYTES) {
+            long w = ByteWords.word(bytes, i);
+            long folded = w | CASE_BITS;
+            long stops = ByteWords.equalBytes(w, QUOTES) | ByteWords.equalBytes(folded, OPENS)
+                    | ByteWords.equalBytes(folded, CLOSES);
+            if (stops != 0) {
+                return i + (Long.numberOfTrailingZeros(stops) >>> 3);
+            }
+        }
+        while (i < end && !VALUE_STOPS[bytes[i] & 0xFF]) {
+            i++;
+        }
+        return i;
     }
 
     /** Copies a stretch of the usage object; one that grows past {@link #MAX_CAPTURE} is given up. */

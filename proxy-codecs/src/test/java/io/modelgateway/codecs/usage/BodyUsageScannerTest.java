@@ -63,6 +63,29 @@ class BodyUsageScannerTest {
         }
     }
 
+    /**
+     * The skips read eight bytes a step: a quote, an escape or a bracket is found in every one of the eight places of
+     * a word, after text with multi-byte characters (whose bytes are above 0x7F, never a stop), and a usage-like
+     * object inside a string or a nested one never counts.
+     */
+    @Test
+    void stopsAtEveryPlaceInAWord_usageAndShapeStillRight() {
+        for (int pad = 0; pad < 24; pad++) {
+            String text = "é😀x".repeat(pad / 3) + "y".repeat(pad % 3);
+            String json = "{\"a\":\"" + text + "\\\"{[\\\\\",\"n\":[" + "7,".repeat(pad) + "[[1],{\"b\":\""
+                    + text + "\"}]],\"m\":{\"usage\":{\"prompt_tokens\":99}},\"s\":\"\\\"usage\\\":{}\","
+                    + "\"usage\":{\"prompt_tokens\":" + (pad + 1) + ",\"completion_tokens\":5}}";
+            BodyUsageScanner whole = new BodyUsageScanner();
+            whole.feed(Unpooled.wrappedBuffer(json.getBytes(StandardCharsets.UTF_8)));
+
+            assertThat(whole.counts().usage().promptTokens()).as(json).isEqualTo(pad + 1);
+            assertThat(whole.counts().usage().completionTokens()).isEqualTo(5);
+            assertThat(whole.wellFormed()).as(json).isTrue();
+            assertThat(wellFormed(json.substring(0, json.length() - 1))).as("cut short: " + json).isFalse();
+            assertThat(wellFormed(json + "]")).as("one bracket too many: " + json).isFalse();
+        }
+    }
+
     @Test
     void byteByByte_sameAsWhole() {
         BodyUsageScanner s = new BodyUsageScanner();
