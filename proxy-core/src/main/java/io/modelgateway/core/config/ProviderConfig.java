@@ -168,16 +168,14 @@ public record ProviderConfig(
      * folded as they are compared.
      */
     public boolean forwardsHeader(CharSequence name) {
-        if (forwardHeaders.isEmpty()) {
-            return false;
-        }
-        for (String never : NEVER_FORWARDED) {
-            if (AsciiString.contentEqualsIgnoreCase(never, name)) {
-                return false;
-            }
-        }
         for (int i = 0; i < forwardHeaders.size(); i++) {
             if (Glob.matches(forwardHeaders.get(i), name, true)) {
+                // Matched (rare: most of a request's headers match no pattern, so they skip this list).
+                for (String never : NEVER_FORWARDED) {
+                    if (AsciiString.contentEqualsIgnoreCase(never, name)) {
+                        return false;
+                    }
+                }
                 return true;
             }
         }
