@@ -15,7 +15,8 @@ import java.util.Arrays;
  *
  * <p>Why a hand loop over an array: a {@code ByteProcessor} shared with Netty's own scanners is a megamorphic
  * call per byte (measured at about 17 ns a byte, 13% of a pass-through request's CPU); a copy of a direct piece
- * into a per-thread array and a plain loop cost about 1 ns a byte. Event-loop confined; holds no buffer
+ * into a per-thread array and a plain loop cost about 1 ns a byte, and the loop's skips through strings and numbers,
+ * eight bytes a step, less again (a 1 KB chat answer 1.9 → 1.5 µs in JMH). Event-loop confined; holds no buffer
  * references.
  *
  * <p>The same pass also answers {@link #wellFormed()}: a cheap structural sanity check of the whole body (one
