@@ -263,11 +263,9 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
                 limits[n++] = model.limits();
             }
             long estimate = Math.min(MAX_TOKENS, Math.max(0, estimatedTokens));
-            ScriptParts p = parts;
-            if (!p.prefix.equals(c.keyPrefix())) {
-                p = new ScriptParts(c.keyPrefix(), replicaId); // a reload between the two reads: this check only
-            }
-            SharedAdmission a = new SharedAdmission(this, loop, sequence.incrementAndGet(), p, c.leaseTtlMs(), key,
+            // The admission keeps these parts: it settles under the prefix it was admitted under, whatever a reload
+            // does meanwhile.
+            SharedAdmission a = new SharedAdmission(this, loop, sequence.incrementAndGet(), parts, c.leaseTtlMs(), key,
                     scopes, limits, n, estimate, costEstimateUsd, SpendBudgets.monthOf(epochMillis()));
             AdmitCall call = new AdmitCall(a, promise, key, model, estimatedTokens, costEstimateUsd);
             if (!lane.link.send(call)) {

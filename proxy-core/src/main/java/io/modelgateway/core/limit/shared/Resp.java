@@ -13,6 +13,7 @@ import java.util.Arrays;
  * <p>One writer per {@link RedisLink}, used on its event loop only; {@link #reset} starts the next command.
  */
 public final class Resp {
+    private static final byte[] NO_HEAD = new byte[0];
     private static final byte[] MIN_VALUE = "-9223372036854775808".getBytes(StandardCharsets.US_ASCII);
     /** A command bigger than this (a script's body, after NOSCRIPT) gets an array of its own, not kept after. */
     static final int KEEP_MAX = 16 * 1024;
@@ -115,15 +116,7 @@ public final class Resp {
 
     /** A bulk string of the decimal digits of {@code value}. */
     public void bulk(long value) {
-        int from = toDigits(value);
-        int n = DIGITS - from;
-        room(n + 7);
-        buf[len++] = '$';
-        length(n);
-        crlf();
-        System.arraycopy(scratch, from, buf, len, n);
-        len += n;
-        crlf();
+        bulk(NO_HEAD, value);
     }
 
     /**
