@@ -390,8 +390,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         }
 
         void sendOrDefer(SettleCall call) {
-            // Lazily: nobody waits for a settlement, so it shares the write of the loop's next admission.
-            if (state.get() == UP && link.ready() && deferred.isEmpty() && link.sendLazily(call)) {
+            if (state.get() == UP && link.ready() && deferred.isEmpty() && link.send(call)) {
                 return;
             }
             defer(call);

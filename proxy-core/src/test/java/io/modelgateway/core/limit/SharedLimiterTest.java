@@ -511,8 +511,8 @@ class SharedLimiterTest {
     }
 
     /**
-     * A settlement is sent lazily (it waits to share the write of the loop's next call), yet it stays ahead of that
-     * call: an admission right after it, on the same loop, sees the slot it freed.
+     * A settlement and the admission right after it on the same loop leave in one write, the settlement first: the
+     * admission sees the slot it freed.
      */
     @Test
     void settlementThenAdmission_onOneLoop_theAdmissionSeesTheFreedSlot() throws Exception {

@@ -30,9 +30,9 @@ import java.util.concurrent.TimeUnit;
  * out on it and their replies complete them on that loop, so a limit check never crosses threads and needs no
  * lock. Calls are pipelined and matched to replies in order: each is encoded into the link's reused array
  * ({@link Resp}) and appended to one outgoing buffer, which goes to the socket in one write, once per turn of the
- * loop. A call nobody waits for (a settlement) may be sent {@linkplain #sendLazily lazily}: written at once but
- * flushed with the next call that is waited for, or within {@link #LAZY_FLUSH_MICROS} at the latest, so that at a
- * modest rate it shares that call's write, Redis's read and the reply's read instead of costing its own.
+ * loop. Settlements go out the same way, although nobody waits for their replies: held back to share the write of
+ * the loop's next admission, a settlement ran in Redis just ahead of that admission and added its time to the
+ * admission's wait, for no saving of CPU (proxy-bench/README.md, issue #15, 2026-11-29).
  *
  * <p>On connect it authenticates, selects the database and loads every script, pipelined; it is {@link #ready()}
  * when all of them answered. Every call has a deadline ({@link #timeoutMillis}); past it the call fails with
@@ -64,8 +64,6 @@ public final class RedisLink {
 
     /** Calls waiting for a reply, at most; past it a call fails at once with BACKLOG. */
     static final int MAX_PENDING = 65_536;
-    /** A lazily sent call is flushed within this. */
-    static final long LAZY_FLUSH_MICROS = 1000;
     /** Connection attempts, at most one per this. */
     static final long RECONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     /** Connecting and the handshake get at least this long, whatever the per-call timeout. */
@@ -93,7 +91,6 @@ public final class RedisLink {
     /** Commands written since the last flush, for the current channel; null when there are none. */
     private ByteBuf outbox;
     private final Runnable flush = this::flush;
-    private final Runnable lazyFlush = this::lazyFlush;
     private final Runnable expire = this::expire;
     /** The per-call timeout; set by the owner from any thread (a reload), read on the loop. */
     private volatile int timeoutMillis;
@@ -103,9 +100,6 @@ public final class RedisLink {
     private long lastConnectNanos;
     private boolean everConnected;
     private boolean flushScheduled;
-    /** Lazily sent calls are written and not flushed yet. */
-    private boolean lazyUnflushed;
-    private boolean lazyFlushScheduled;
     private ScheduledFuture<?> timer;
     private int handshakeLeft;
 
@@ -223,7 +217,7 @@ public final class RedisLink {
         handshakeLeft = steps.size();
         long timeout = TimeUnit.MILLISECONDS.toNanos(Math.max(MIN_SETUP_MILLIS, timeoutMillis));
         for (RedisCall c : steps) {
-            write(c, false, timeout, false);
+            write(c, false, timeout);
         }
     }
 
@@ -235,19 +229,7 @@ public final class RedisLink {
         if (state != State.READY || pending.size() >= MAX_PENDING) {
             return false;
         }
-        write(call, false, TimeUnit.MILLISECONDS.toNanos(timeoutMillis), false);
-        return true;
-    }
-
-    /**
-     * As {@link #send}, for a call whose reply nobody waits for: it goes out with the next flush of a call sent
-     * with {@link #send}, or within {@link #LAZY_FLUSH_MICROS}. Its deadline counts from now. On the loop.
-     */
-    public boolean sendLazily(RedisCall call) {
-        if (state != State.READY || pending.size() >= MAX_PENDING) {
-            return false;
-        }
-        write(call, false, TimeUnit.MILLISECONDS.toNanos(timeoutMillis), true);
+        write(call, false, TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
         return true;
     }
 
@@ -255,7 +237,7 @@ public final class RedisLink {
      * Encodes {@code call} and appends it to the outgoing buffer. Its deadline is {@code timeoutNanos} from now,
      * or, for a call sent again with its script's body ({@code timeoutNanos} negative), the one it had.
      */
-    private void write(RedisCall call, boolean withBody, long timeoutNanos, boolean lazy) {
+    private void write(RedisCall call, boolean withBody, long timeoutNanos) {
         resp.reset();
         call.encode(resp, withBody); // throws before anything is queued
         if (outbox == null) {
@@ -268,13 +250,7 @@ public final class RedisLink {
             call.deadlineNanos = now + timeoutNanos;
         }
         pending.add(call);
-        if (lazy) {
-            lazyUnflushed = true;
-            if (!lazyFlushScheduled) {
-                lazyFlushScheduled = true;
-                loop.schedule(lazyFlush, LAZY_FLUSH_MICROS, TimeUnit.MICROSECONDS);
-            }
-        } else if (!flushScheduled) {
+        if (!flushScheduled) {
             flushScheduled = true;
             loop.execute(flush);
         }
@@ -285,7 +261,6 @@ public final class RedisLink {
 
     private void flush() {
         flushScheduled = false;
-        lazyUnflushed = false;
         ByteBuf out = outbox;
         if (out != null) {
             outbox = null;
@@ -298,14 +273,6 @@ public final class RedisLink {
         if (outbox != null) {
             outbox.release();
             outbox = null;
-        }
-    }
-
-    /** The bound of a lazy call's wait: flushes it unless a call sent since did. */
-    private void lazyFlush() {
-        lazyFlushScheduled = false;
-        if (lazyUnflushed) {
-            flush();
         }
     }
 
@@ -417,7 +384,7 @@ public final class RedisLink {
             // meanwhile is dropped, as it never ran there is nothing to undo.
             if (!call.timedOut) {
                 if (state == State.READY) {
-                    write(call, true, -1, false);
+                    write(call, true, -1);
                 } else {
                     call.onFailure(RedisCall.Failure.CONNECTION); // every call is answered once
                 }
