@@ -556,6 +556,35 @@ class SharedLimiterTest {
     }
 
     /**
+     * A settlement under the reservation gives tokens back: never below 0 when the bucket holds less than the amount
+     * (it refilled since), and, when Redis lost the usage hash since the admission, it leaves no hash behind (one
+     * without the expiry the admission gives would live for ever).
+     */
+    @Test
+    void settlementUnderTheReservation_clampsAtZero_andLeavesNoHashAfterAFlush() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig k = key("team-a", tpm(1000));
+        Admission first = admit(a, k, 300);
+        Admission second = admit(a, k, 300);
+        assertThat(usage("k:team-a", "tu")).isEqualTo("600");
+        // The bucket drained to 100 meanwhile (as a refill would): the second give-back of 250 stops at 0.
+        settle(first, 50);
+        assertThat(usage("k:team-a", "tu")).isEqualTo("350");
+        redis.command("HSET", "mgw:u:k:team-a", "tu", "100");
+        settle(second, 50);
+        assertThat(redis.command("HGET", "mgw:u:k:team-a", "tu")).isEqualTo("0");
+        assertEveryKeyExpires();
+
+        Admission flushed = admit(a, k, 300);
+        Object holdDay = redis.command("GET", ((SharedAdmission) flushed).holdKey());
+        assertThat(redis.command("FLUSHALL")).isEqualTo("OK");
+        redis.command("SET", ((SharedAdmission) flushed).holdKey(), holdDay.toString(), "PX", "60000");
+        settle(flushed, 50);
+        assertThat(redis.command("EXISTS", "mgw:u:k:team-a")).as("no usage hash made by the give-back").isEqualTo(0L);
+        assertThat((List<?>) redis.command("KEYS", "mgw:*")).as("nothing left").isEmpty();
+    }
+
+    /**
      * An admission pushes its usage hash's expiry back (to two days) only when the last push was an hour ago or more,
      * or the hash has no mark of one (new, or written before the mark existed, or marked in the future): a hash in
      * use never expires, and the other admissions save a call.

@@ -75,12 +75,18 @@ local function level(used, at, cap)
   return used - r, at + toRefill(r, cap)
 end
 
--- Subtracting needs no clock: it commutes with refilling (both only lower the level, clamped at 0). It changes only
--- a hash that exists (used > 0), so the expiry admit.lua gave it stands.
+-- Subtracting needs no clock: it commutes with refilling (both only lower the level, clamped at 0). One call on the
+-- common path (the level was at least the amount); below 0 it is clamped, and a field that was 0 or missing (the hash
+-- perhaps too: Redis flushed since the admission) is removed again, so no hash is left without the expiry admit.lua
+-- gave it. The levels are whole numbers, as HINCRBY needs.
 local function giveBack(usage, field, amount)
-  local used = tonumber(redis.call('HGET', usage, field)) or 0
-  if used > 0 then
-    redis.call('HSET', usage, field, math.max(0, used - amount))
+  local left = redis.call('HINCRBY', usage, field, -amount)
+  if left < 0 then
+    if left == -amount then
+      redis.call('HDEL', usage, field)
+    else
+      redis.call('HSET', usage, field, 0)
+    end
   end
 end
 
