@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * ({@link Resp}) and appended to one outgoing buffer, which goes to the socket in one write, once per turn of the
  * loop. Settlements go out the same way, although nobody waits for their replies: held back to share the write of
  * the loop's next admission, a settlement ran in Redis just ahead of that admission and added its time to the
- * admission's wait, for no saving of CPU (proxy-bench/README.md, issue #15, 2026-11-29).
+ * admission's wait, for no saving of CPU (proxy-bench/README.md, issue #15, 2026-11-29 later).
  *
  * <p>On connect it authenticates, selects the database and loads every script, pipelined; it is {@link #ready()}
  * when all of them answered. Every call has a deadline ({@link #timeoutMillis}); past it the call fails with
