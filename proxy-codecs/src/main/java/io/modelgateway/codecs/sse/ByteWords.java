@@ -38,6 +38,11 @@ public final class ByteWords {
         return ~(((x & LOW7) + LOW7) | x | LOW7);
     }
 
+    /** The place (0–7) of the lowest byte a non-zero mask of {@link #equalBytes} marks. */
+    public static int firstMarked(long mask) {
+        return Long.numberOfTrailingZeros(mask) >>> 3;
+    }
+
     /**
      * Non-zero when some byte of {@code word} is, unsigned, below the byte {@code spread} was made of ({@code n} at
      * most 128); zero when none is. A filter, not a mask: besides the lowest such byte it may mark bytes above it

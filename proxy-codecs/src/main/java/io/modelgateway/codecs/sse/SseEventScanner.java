@@ -217,7 +217,7 @@ public final class SseEventScanner {
                 }
                 long ends = ByteWords.equalBytes(word, LFS) | ByteWords.equalBytes(word, CRS);
                 if (ends != 0) {
-                    k += Long.numberOfTrailingZeros(ends) >>> 3;
+                    k += ByteWords.firstMarked(ends);
                     found = a[k];
                     return w.start + k;
                 }

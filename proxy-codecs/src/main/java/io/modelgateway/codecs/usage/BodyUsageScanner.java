@@ -111,7 +111,7 @@ public final class BodyUsageScanner {
             if (inString) {
                 if (!escape && keyMatch < 0) {
                     // Inside a string that is not a candidate key: only its end or an escape matters.
-                    i = stringStop(bytes, i, end);
+                    i = nextStop(bytes, i, end, true);
                     if (i == end) {
                         break;
                     }
@@ -119,7 +119,7 @@ public final class BodyUsageScanner {
             } else if (top == INSIDE && afterKey == 0) {
                 // Between tokens inside the top-level value: numbers, literals, commas, colons and whitespace change
                 // nothing here; only a string or a bracket does.
-                i = valueStop(bytes, i, end);
+                i = nextStop(bytes, i, end, false);
                 if (i == end) {
                     break;
                 }
@@ -201,38 +201,27 @@ public final class BodyUsageScanner {
     }
 
     /**
-     * The first index in {@code [i, end)} of a byte in {@link #STRING_STOPS} (a quote, a backslash), or {@code end}:
-     * eight bytes a step ({@link ByteWords}), then byte by byte for the last few. A chat answer is mostly its text.
+     * The first index in {@code [i, end)} of a stop, or {@code end}: inside a string ({@code inString}) a byte of
+     * {@link #STRING_STOPS} (a quote, a backslash), else one of {@link #VALUE_STOPS} (a quote or a bracket). Eight
+     * bytes a step ({@link ByteWords}), then byte by byte for the last few: a chat answer is mostly its text, an
+     * embeddings answer mostly numbers. Each call site passes a constant, so the compiler keeps one loop per site.
      */
-    private static int stringStop(byte[] bytes, int i, int end) {
+    private static int nextStop(byte[] bytes, int i, int end, boolean inString) {
         for (; i + Long.BYTES <= end; i += Long.BYTES) {
             long w = ByteWords.word(bytes, i);
-            long stops = ByteWords.equalBytes(w, QUOTES) | ByteWords.equalBytes(w, BACKSLASHES);
+            long stops = ByteWords.equalBytes(w, QUOTES);
+            if (inString) {
+                stops |= ByteWords.equalBytes(w, BACKSLASHES);
+            } else {
+                long folded = w | CASE_BITS;
+                stops |= ByteWords.equalBytes(folded, OPENS) | ByteWords.equalBytes(folded, CLOSES);
+            }
             if (stops != 0) {
-                return i + (Long.numberOfTrailingZeros(stops) >>> 3);
+                return i + ByteWords.firstMarked(stops);
             }
         }
-        while (i < end && !STRING_STOPS[bytes[i] & 0xFF]) {
-            i++;
-        }
-        return i;
-    }
-
-    /**
-     * The first index in {@code [i, end)} of a byte in {@link #VALUE_STOPS} (a quote or a bracket), or {@code end}:
-     * as {@link #stringStop}. An embeddings answer is mostly numbers between them.
-     */
-    private static int valueStop(byte[] bytes, int i, int end) {
-        for (; i + Long.BYTES <= end; i += Long.BYTES) {
-            long w = ByteWords.word(bytes, i);
-            long folded = w | CASE_BITS;
-            long stops = ByteWords.equalBytes(w, QUOTES) | ByteWords.equalBytes(folded, OPENS)
-                    | ByteWords.equalBytes(folded, CLOSES);
-            if (stops != 0) {
-                return i + (Long.numberOfTrailingZeros(stops) >>> 3);
-            }
-        }
-        while (i < end && !VALUE_STOPS[bytes[i] & 0xFF]) {
+        boolean[] table = inString ? STRING_STOPS : VALUE_STOPS;
+        while (i < end && !table[bytes[i] & 0xFF]) {
             i++;
         }
         return i;
