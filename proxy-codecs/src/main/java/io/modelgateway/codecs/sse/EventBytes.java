@@ -34,18 +34,22 @@ public final class EventBytes {
 
     /** The readable bytes of {@code event}, in this thread's view (valid until the thread's next call). */
     public static EventBytes of(ByteBuf event) {
+        return of(event, event.readerIndex(), event.readableBytes());
+    }
+
+    /** The {@code n} bytes of {@code buf} from {@code index}, in this thread's view (as {@link #of(ByteBuf)}). */
+    public static EventBytes of(ByteBuf buf, int index, int n) {
         EventBytes view = THREAD.get();
-        view.fill(event);
+        view.fill(buf, index, n);
         return view;
     }
 
-    private void fill(ByteBuf event) {
-        int n = event.readableBytes();
+    private void fill(ByteBuf buf, int index, int n) {
         if (n > kept.length && n <= KEPT) {
             kept = new byte[Math.min(KEPT, Math.max(n, 2 * kept.length))];
         }
         bytes = n <= kept.length ? kept : new byte[n];
-        event.getBytes(event.readerIndex(), bytes, 0, n);
+        buf.getBytes(index, bytes, 0, n);
         length = n;
     }
 

@@ -8,10 +8,13 @@ import java.util.function.Consumer;
 
 /**
  * Finds server-sent-event boundaries (a blank line: {@code \n\n}, {@code \r\n\r\n} or {@code \r\r}) in a
- * stream of upstream buffers and hands each complete event on as a retained slice of those buffers —
- * a composite of slices when an event spans reads. No event is decoded or copied (design rule 3): the search for
+ * stream of upstream buffers and hands each complete event on as a range of those buffers ({@link EventSink}) —
+ * of a composite of slices when an event spans reads. No event is decoded or copied (design rule 3): the search for
  * line ends reads a scratch copy of the bytes fed in (one bulk copy per read, into the event loop's array), the
- * events handed on are slices of the buffers themselves, and their bytes, in order, are exactly the bytes fed in.
+ * events handed on are ranges of the buffers themselves, and their bytes, in order, are exactly the bytes fed in. A
+ * range costs no object: a sink that copies the event (the HTTP/1.1 answer writer merges a read's events into one
+ * chunk) makes none, and one that keeps it takes a retained slice itself ({@link #feed(ByteBuf, Consumer)} does that
+ * for every event).
  *
  * <p>Bounded, as everything a peer decides the size of: no event may be longer than {@code maxEventBytes} (every line is inside an
  * event, so that bounds lines too). Past it {@link #feed} returns false, drops what it held and takes nothing
@@ -20,13 +23,20 @@ import java.util.function.Consumer;
  * tiny pieces costs work in proportion to its bytes (a composite would be consolidated again and again) and
  * the memory held stays within about twice the limit.
  *
- * <p>Ownership: {@link #feed} does not release its input (the caller does, as usual); every event
- * handed to the consumer carries its own reference, which the consumer must write or release. Bytes of
+ * <p>Ownership: {@link #feed} does not release its input (the caller does, as usual); an event handed to a sink is
+ * lent for the call only (the sink retains what it keeps), one handed to a consumer carries its own reference, which
+ * the consumer must write or release. Bytes of
  * an unfinished event are held (retained, or copied as said above) until the event completes,
  * {@link #drainRemainder} takes them, or {@link #release} drops them. One scanner per stream; not thread-safe
  * (event-loop confined).
  */
 public final class SseEventScanner {
+    /** Receives each complete event as {@code length} bytes of {@code buf} from {@code index}, lent for the call only. */
+    @FunctionalInterface
+    public interface EventSink {
+        void event(ByteBuf buf, int index, int length);
+    }
+
     /** The default longest event: far above any real provider's (a large tool call's arguments come in pieces). */
     public static final int DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
     /** Pieces of one unfinished event held as slices; a longer event is copied into one buffer. */
@@ -71,7 +81,7 @@ public final class SseEventScanner {
      * @return false when an event grew past the limit: the events before it were emitted, the rest is dropped, and
      *         every later call returns false at once
      */
-    public boolean feed(ByteBuf in, Consumer<ByteBuf> onEvent) {
+    public boolean feed(ByteBuf in, EventSink onEvent) {
         if (overflowed) {
             return false;
         }
@@ -83,7 +93,12 @@ public final class SseEventScanner {
         }
     }
 
-    private boolean scan(ByteBuf in, Window window, Consumer<ByteBuf> onEvent) {
+    /** As {@link #feed(ByteBuf, EventSink)}, each event handed on as a retained slice the consumer owns. */
+    public boolean feed(ByteBuf in, Consumer<ByteBuf> onEvent) {
+        return feed(in, (buf, index, length) -> onEvent.accept(buf.retainedSlice(index, length)));
+    }
+
+    private boolean scan(ByteBuf in, Window window, EventSink onEvent) {
         int start = in.readerIndex();
         int end = in.writerIndex();
         int eventStart = start;
@@ -149,23 +164,26 @@ public final class SseEventScanner {
     }
 
     /** Hands on the event ending at {@code eventEnd}; returns where the next one starts, or -1 past the limit. */
-    private int emit(ByteBuf in, int eventStart, int eventEnd, Consumer<ByteBuf> onEvent) {
+    private int emit(ByteBuf in, int eventStart, int eventEnd, EventSink onEvent) {
         int n = eventEnd - eventStart;
-        ByteBuf event;
         if (pending == null) {
             if (n > maxEventBytes) {
                 return overflow();
             }
-            event = in.retainedSlice(eventStart, n);
-        } else {
-            if ((long) pending.readableBytes() + n > maxEventBytes) {
-                return overflow();
-            }
-            append(in, eventStart, n);
-            event = pending;
-            pending = null;
+            onEvent.event(in, eventStart, n);
+            return eventEnd;
         }
-        onEvent.accept(event);
+        if ((long) pending.readableBytes() + n > maxEventBytes) {
+            return overflow();
+        }
+        append(in, eventStart, n);
+        ByteBuf event = pending;
+        pending = null;
+        try {
+            onEvent.event(event, event.readerIndex(), event.readableBytes());
+        } finally {
+            event.release();
+        }
         return eventEnd;
     }
 

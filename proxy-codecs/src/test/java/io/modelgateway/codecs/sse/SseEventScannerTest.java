@@ -69,6 +69,42 @@ class SseEventScannerTest {
     }
 
     @Test
+    void feed_toASink_lendsRangesInPlace_andHoldsNothingOnceAnEventEnds() {
+        // The sink form (what the gateway's relay uses): each event is a range of a buffer lent for the call. A range
+        // of a read is that read itself, untouched; an event that spanned reads is lent from the scanner's own pieces
+        // and dropped after the call, so once the stream ends on a whole event no read is held any longer.
+        Random rnd = new Random(11);
+        byte[] all = (OPENAI + ANTHROPIC + OPENAI).getBytes(StandardCharsets.UTF_8);
+        List<String> expected = scan(List.of(all));
+        for (int round = 0; round < 200; round++) {
+            SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT);
+            List<String> out = new ArrayList<>();
+            List<ByteBuf> reads = new ArrayList<>();
+            int i = 0;
+            while (i < all.length) {
+                int n = 1 + rnd.nextInt(Math.min(60, all.length - i));
+                ByteBuf in = Unpooled.directBuffer(n).writeBytes(all, i, n);
+                reads.add(in);
+                int readerIndex = in.readerIndex();
+                int writerIndex = in.writerIndex();
+                assertThat(scanner.feed(in, (buf, index, length) -> {
+                    assertThat(buf.refCnt()).isPositive();
+                    out.add(buf.toString(index, length, StandardCharsets.UTF_8));
+                })).isTrue();
+                assertThat(in.readerIndex()).isEqualTo(readerIndex);
+                assertThat(in.writerIndex()).isEqualTo(writerIndex);
+                i += n;
+            }
+            assertThat(scanner.drainRemainder()).isNull();
+            assertThat(out).isEqualTo(expected);
+            for (ByteBuf in : reads) {
+                assertThat(in.refCnt()).as("only the test's own reference is left").isEqualTo(1);
+                in.release();
+            }
+        }
+    }
+
+    @Test
     void drainRemainder_unfinishedEvent_returnsItsBytes() {
         SseEventScanner scanner = new SseEventScanner(ByteBufAllocator.DEFAULT);
         List<String> out = new ArrayList<>();

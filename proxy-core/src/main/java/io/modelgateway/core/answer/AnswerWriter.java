@@ -151,6 +151,8 @@ public final class AnswerWriter {
     private ByteBuf pending;
     /** {@link #pending} is a buffer this writer made and copies into (else one chunk's own buffer). */
     private boolean pendingMerged;
+    /** The frame the chunks of an HTTP/1.1 stream leave in, one after another (null before the first). */
+    private ChunkFrame frame;
     /**
      * STREAM on an HTTP/1.1 connection with a chunked head: the chunks leave as {@link ChunkFrame}s this writer
      * frames ({@link #pending} is then always a frame buffer it made), not as contents for the HTTP encoder to frame.
@@ -688,6 +690,18 @@ public final class AnswerWriter {
         }
     }
 
+    /**
+     * {@code length} bytes of {@code buf} from {@code index} as a piece of a stream's body, lent: copied where the
+     * pieces of a read are merged (always on HTTP/1.1), else kept as a retained slice.
+     */
+    void writeStreamPiece(ByteBuf buf, int index, int length) {
+        if (mode == Mode.STREAM && (framesChunks || pending != null)) {
+            merge(buf, index, length);
+        } else {
+            writeStreamPiece(buf.retainedSlice(index, length));
+        }
+    }
+
     void writeAndFlush(Object msg) {
         writePending();
         out.writeAndFlush(msg, out.voidPromise());
@@ -710,22 +724,25 @@ public final class AnswerWriter {
             return;
         }
         try {
-            if (pending == null) {
-                pending = ChunkFrame.newBuffer(ctx.alloc(),
-                        Math.max(MERGE_CAPACITY, ChunkFrame.HEADROOM + piece.readableBytes() + 2));
-                pendingMerged = true;
-            } else if (!pendingMerged) {
-                ByteBuf merged = ctx.alloc().directBuffer(
-                        Math.max(MERGE_CAPACITY, pending.readableBytes() + piece.readableBytes()));
-                append(merged, pending);
-                pending.release();
-                pending = merged;
-                pendingMerged = true;
-            }
-            append(pending, piece); // grows the buffer when needed
+            merge(piece, piece.readerIndex(), piece.readableBytes());
         } finally {
             piece.release(); // copied, or (the allocation failed) dropped with the exchange, which ends on the error
         }
+    }
+
+    /** Copies {@code length} bytes of {@code src} from {@code index} to the read's merged chunk (made when needed). */
+    private void merge(ByteBuf src, int index, int length) {
+        if (pending == null) {
+            pending = ChunkFrame.newBuffer(ctx.alloc(), Math.max(MERGE_CAPACITY, ChunkFrame.HEADROOM + length + 2));
+            pendingMerged = true;
+        } else if (!pendingMerged) {
+            ByteBuf merged = ctx.alloc().directBuffer(Math.max(MERGE_CAPACITY, pending.readableBytes() + length));
+            append(merged, pending, pending.readerIndex(), pending.readableBytes());
+            pending.release();
+            pending = merged;
+            pendingMerged = true;
+        }
+        append(pending, src, index, length); // grows the buffer when needed
         if (pending.readableBytes() >= ctx.channel().config().getWriteBufferHighWaterMark()) {
             // A read loop may bring far more than one read: past the high watermark the merged bytes go out now, so
             // the connection's writability (which pauses the provider for a slow client) sees them (design rule 8).
@@ -734,14 +751,14 @@ public final class AnswerWriter {
     }
 
     /**
-     * Copies {@code src}'s readable bytes to the end of {@code dst} (growing it when needed). Read from the source
-     * into the destination rather than {@code dst.writeBytes(src)}: Netty's adaptive buffers take the latter through
-     * a {@code java.nio} view of the source, an object per copy, the former as a plain memory copy.
+     * Copies {@code n} bytes of {@code src} from {@code index} to the end of {@code dst} (growing it when needed).
+     * Read from the source into the destination rather than {@code dst.writeBytes(src)}: Netty's adaptive buffers
+     * take the latter through a {@code java.nio} view of the source, an object per copy, the former as a plain
+     * memory copy.
      */
-    private static void append(ByteBuf dst, ByteBuf src) {
-        int n = src.readableBytes();
+    private static void append(ByteBuf dst, ByteBuf src, int index, int n) {
         dst.ensureWritable(n);
-        src.getBytes(src.readerIndex(), dst, dst.writerIndex(), n);
+        src.getBytes(index, dst, dst.writerIndex(), n);
         dst.writerIndex(dst.writerIndex() + n);
     }
 
@@ -754,7 +771,8 @@ public final class AnswerWriter {
             if (!framesChunks) {
                 out.write(new DefaultHttpContent(merged), out.voidPromise());
             } else if (merged.isReadable()) {
-                out.write(ChunkFrame.frame(merged), out.voidPromise());
+                frame = ChunkFrame.reframe(frame, merged); // the stream's one frame, unless still on its way
+                out.write(frame, out.voidPromise());
             } else {
                 merged.release(); // nothing to send: a chunk of size zero would end the body
             }

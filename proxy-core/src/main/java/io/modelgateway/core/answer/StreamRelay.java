@@ -23,19 +23,20 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
-import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
  * The stream part of an {@link AnswerWriter}: the provider's SSE events, found by the scanner in whatever pieces they
- * arrive, go to the caller one by one — as they are (pass-through: retained slices of the provider's buffers, the
- * usage read as they pass, a usage chunk the caller did not ask for withheld) or through the stream translator. The
+ * arrive, go to the caller one by one — as they are (pass-through: ranges of the provider's buffers, copied into the
+ * read's chunk on HTTP/1.1, the usage read as they pass, a usage chunk the caller did not ask for withheld) or through
+ * the stream translator. The
  * head goes out with the first event (GD-24). An event whose data is not JSON or that is longer than
  * {@code max_sse_event_bytes} ends the stream with the style's error event (GD-10), or is a 502 before anything was
  * sent; an error event the provider sends has its secrets removed first.
  *
- * <p>Ownership: each event the scanner emits is owned here until written (the write releases it) or released. The
- * scanner's unfinished event is released by {@link #release}. Confined to the writer's event loop.
+ * <p>Ownership: each event the scanner emits is lent for the call; what is kept of it (a slice to translate, a redacted
+ * error event) is owned here until written (the write releases it) or released. The scanner's unfinished event is
+ * released by {@link #release}. Confined to the writer's event loop.
  */
 final class StreamRelay {
     private static final Logger LOG = Logger.getLogger(StreamRelay.class.getName());
@@ -49,7 +50,7 @@ final class StreamRelay {
     private final AnswerAccounting accounting;
     private final boolean withholdUsageChunk;
     /** What each event of a piece goes to, made once here: a method reference per piece allocated per event. */
-    private final Consumer<ByteBuf> onEvent;
+    private final SseEventScanner.EventSink onEvent;
     /**
      * The bytes of the event {@link #checked} last let through, copied out once for its checks and its usage search
      * (the thread's view: read before the next event is checked).
@@ -86,10 +87,10 @@ final class StreamRelay {
         }
         ByteBuf rest = scanner.drainRemainder();
         if (rest != null) {
-            if (translator == null) {
-                passEvent(rest);
-            } else {
-                translateEvent(rest);
+            try {
+                onEvent.event(rest, rest.readerIndex(), rest.readableBytes());
+            } finally {
+                rest.release();
             }
             if (writer.done()) {
                 return;
@@ -110,26 +111,41 @@ final class StreamRelay {
 
     /**
      * One event as it is (pass-through): to the client, unless it is a usage chunk we withhold. The events of one
-     * read leave together as one chunk: the writer merges them ({@link AnswerWriter#readComplete}).
+     * read leave together as one chunk: the writer merges them ({@link AnswerWriter#readComplete}). Lent: the writer
+     * copies the range, or slices it where it keeps it; only an error event, redacted, is made into a buffer here.
      */
-    private void passEvent(ByteBuf event) {
-        event = checked(event);
-        if (event == null) {
+    private void passEvent(ByteBuf buf, int index, int length) {
+        if (!checked(buf, index, length)) {
+            return;
+        }
+        if (SseDataCheck.looksLikeError(checkedBytes)) {
+            ByteBuf event = redactedError(buf.retainedSlice(index, length));
+            if (accounting.event(checkedBytes) && withholdUsageChunk) {
+                event.release();
+                return;
+            }
+            relayed++;
+            writeEvent(event);
             return;
         }
         if (accounting.event(checkedBytes) && withholdUsageChunk) {
-            event.release(); // counted above; the caller did not ask for it (GD-21)
-            return;
+            return; // counted above; the caller did not ask for it (GD-21)
         }
         relayed++;
-        writeEvent(event);
+        if (!writer.headSent()) {
+            sendHead();
+        }
+        writer.writeStreamPiece(buf, index, length);
     }
 
-    /** One event through the stream translator; its outputs go to the client one by one. */
-    private void translateEvent(ByteBuf event) {
-        event = checked(event);
-        if (event == null) {
+    /** One event through the stream translator; its outputs go to the client one by one. Lent. */
+    private void translateEvent(ByteBuf buf, int index, int length) {
+        if (!checked(buf, index, length)) {
             return;
+        }
+        ByteBuf event = buf.retainedSlice(index, length);
+        if (SseDataCheck.looksLikeError(checkedBytes)) {
+            event = redactedError(event);
         }
         accounting.event(checkedBytes);
         try {
@@ -146,27 +162,29 @@ final class StreamRelay {
     }
 
     /**
-     * An event as it may go on: null (released) when the answer already ended on an earlier event of the same read,
-     * or when this one is not JSON (the answer then ends here); an error event with the provider's secrets removed.
+     * Whether an event may go on, its bytes then in {@link #checkedBytes}: not when the answer already ended on an
+     * earlier event of the same read, nor when this one is not JSON (the answer then ends here).
      */
-    private ByteBuf checked(ByteBuf event) {
+    private boolean checked(ByteBuf buf, int index, int length) {
         if (writer.done()) {
-            event.release();
-            return null;
+            return false;
         }
-        EventBytes bytes = EventBytes.of(event);
+        EventBytes bytes = EventBytes.of(buf, index, length);
         if (!SseDataCheck.plausible(bytes)) {
-            event.release();
             malformedEvent();
-            return null;
+            return false;
         }
-        if (!SseDataCheck.looksLikeError(bytes)) {
-            checkedBytes = bytes;
-            return event;
-        }
+        checkedBytes = bytes;
+        return true;
+    }
+
+    /** An error event the provider sent (owned), with its secrets removed; {@link #checkedBytes} follows it. */
+    private ByteBuf redactedError(ByteBuf event) {
         upstreamErrorEvent = true;
         ByteBuf clean = withoutSecrets(event);
-        checkedBytes = clean == event ? bytes : EventBytes.of(clean);
+        if (clean != event) {
+            checkedBytes = EventBytes.of(clean);
+        }
         return clean;
     }
 
