@@ -9,13 +9,19 @@ import java.util.Arrays;
 import java.util.Comparator;
 
 /**
- * Rewrites a request body without re-serialising it: the result is a composite of retained slices of the
- * original around the new bytes (design rule 2). Used for the model alias (the caller's model name → the
- * deployment's upstream name), {@code encoding_format} when the gateway encodes base64 itself, and members a
+ * Rewrites a request body without re-serialising it (design rule 2): the original's bytes around the new ones, copied
+ * into one buffer when the result is at most {@value #COPY_LIMIT} bytes, else a composite of retained slices of the
+ * original around the new bytes. A small body costs less copied than sliced: a composite is an object per piece
+ * twice over (the slice and its component), and the HTTP encoder that writes it upstream merges it into its head's
+ * buffer through a {@code java.nio} view of the whole composite, itself a heap copy. Used for the model alias (the
+ * caller's model name → the deployment's upstream name), {@code encoding_format} when the gateway encodes base64 itself, and members a
  * model does not take (GD-19). Offsets come from {@link RequestPeek} and are relative to the reader index.
  */
 public final class BodySplicer {
     private static final byte[] NOTHING = new byte[0];
+    private static final Comparator<Edit> BY_START = Comparator.comparingInt(Edit::start);
+    /** The longest result copied into one buffer; a longer one is a composite of slices (no copy of the body). */
+    static final int COPY_LIMIT = 16 * 1024;
 
     /** Replace {@code body[start, end)} with {@code bytes}. */
     public record Edit(int start, int end, byte[] bytes) {
@@ -58,16 +64,49 @@ public final class BodySplicer {
      * own references and must be released (or written) by the caller.
      */
     public static ByteBuf splice(ByteBufAllocator alloc, ByteBuf body, Edit... edits) {
-        Edit[] sorted = edits.clone();
-        Arrays.sort(sorted, Comparator.comparingInt(Edit::start));
+        Edit[] sorted = edits;
+        if (edits.length > 1) {
+            sorted = edits.clone();
+            Arrays.sort(sorted, BY_START);
+        }
+        long length = body.readableBytes();
+        int at = 0;
+        for (Edit e : sorted) {
+            if (e.start() < at) {
+                throw new IllegalArgumentException("overlapping edits");
+            }
+            length += e.bytes().length - (e.end() - e.start());
+            at = e.end();
+        }
+        return length <= COPY_LIMIT ? copied(alloc, body, sorted, (int) length) : sliced(alloc, body, sorted);
+    }
+
+    /** The result in one buffer of {@code length} bytes. */
+    private static ByteBuf copied(ByteBufAllocator alloc, ByteBuf body, Edit[] sorted, int length) {
+        int base = body.readerIndex();
+        ByteBuf out = alloc.directBuffer(length);
+        int at = 0;
+        for (Edit e : sorted) {
+            copy(body, base + at, e.start() - at, out);
+            out.writeBytes(e.bytes());
+            at = e.end();
+        }
+        copy(body, base + at, body.readableBytes() - at, out);
+        return out;
+    }
+
+    /** {@code n} bytes of {@code src} from {@code index} to the end of {@code dst}, read from the source (no view). */
+    private static void copy(ByteBuf src, int index, int n, ByteBuf dst) {
+        src.getBytes(index, dst, dst.writerIndex(), n);
+        dst.writerIndex(dst.writerIndex() + n);
+    }
+
+    /** The result as a composite of retained slices of {@code body} and the edits' bytes. */
+    private static ByteBuf sliced(ByteBufAllocator alloc, ByteBuf body, Edit[] sorted) {
         int base = body.readerIndex();
         CompositeByteBuf out = alloc.compositeBuffer(2 * sorted.length + 1);
         int at = 0;
         for (Edit e : sorted) {
-            if (e.start() < at) {
-                out.release();
-                throw new IllegalArgumentException("overlapping edits");
-            }
             if (e.start() > at) {
                 out.addComponent(true, body.retainedSlice(base + at, e.start() - at));
             }
