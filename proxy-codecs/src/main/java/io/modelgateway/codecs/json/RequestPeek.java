@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.base.ParserBase;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.GatewayError;
@@ -234,7 +235,7 @@ public final class RequestPeek {
                 fail(GatewayError.invalid("The request body must be a JSON object.", null, "invalid_json"));
                 return;
             }
-            bodyInner = (int) parser.currentLocation().getByteOffset();
+            bodyInner = tokenStart() + 1;
             switch (endpoint) {
                 case CHAT_COMPLETIONS -> chat();
                 case EMBEDDINGS -> embeddings();
@@ -497,7 +498,7 @@ public final class RequestPeek {
                 fail(DuplicateKeys.error(name));
                 return;
             }
-            memberStart = stringTokenStart();
+            memberStart = memberNameStart(name);
             JsonToken v = next();
             if (v != JsonToken.VALUE_NULL) { // an optional field sent as null is absent (1.3)
                 reader.read(name, v);
@@ -518,7 +519,7 @@ public final class RequestPeek {
         model = parser.getText();
         modelMemberStart = memberStart;
         modelStart = stringTokenStart();
-        modelEnd = (int) parser.currentLocation().getByteOffset();
+        modelEnd = stringTokenEnd(modelStart);
         if (body.getByte(body.readerIndex() + modelEnd - 1) != '"') {
             throw new IllegalStateException("model token offsets do not frame a JSON string");
         }
@@ -802,11 +803,78 @@ public final class RequestPeek {
     // ---------------------------------------------------------------- plumbing
 
     /**
+     * Offset of the current token's first byte (not for a field name): what the parser's token location says, read
+     * without the location object it makes per call (the byte-array parser keeps the offset just past that byte).
+     */
+    private int tokenStart() {
+        return (int) ((ParserBase) parser).getTokenCharacterOffset() - 1;
+    }
+
+    /**
+     * Offset of the opening quote of the current member's name (the token is its {@code FIELD_NAME}). The parser has
+     * already found the member's value ({@link #tokenStart} is the value's first byte): step back over the colon and
+     * the blanks around it to the name's closing quote, and over the name when its bytes are the name itself. A name
+     * written with escapes, or anything unexpected, is asked of the parser's token location instead.
+     */
+    private int memberNameStart(String name) {
+        int base = body.readerIndex();
+        int i = tokenStart() - 1;
+        while (i >= 0 && isBlank(body.getByte(base + i))) {
+            i--;
+        }
+        if (i >= 0 && body.getByte(base + i) == ':') {
+            i--;
+            while (i >= 0 && isBlank(body.getByte(base + i))) {
+                i--;
+            }
+            int open = i - name.length() - 1;
+            if (open >= 0 && body.getByte(base + i) == '"' && body.getByte(base + open) == '"'
+                    && writtenAsIs(name, base + open + 1)) {
+                return open;
+            }
+        }
+        return (int) parser.currentTokenLocation().getByteOffset();
+    }
+
+    /**
+     * Whether the body holds {@code name}'s characters as single bytes from {@code at}: a name of printable ASCII
+     * without quote or backslash, written without escapes (so the quote before it opens it).
+     */
+    private boolean writtenAsIs(String name, int at) {
+        for (int k = 0; k < name.length(); k++) {
+            char c = name.charAt(k);
+            if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || body.getByte(at + k) != c) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isBlank(byte b) {
+        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
+    }
+
+    /** Offset just past the closing quote of the string token whose opening quote is at {@code start}. */
+    private int stringTokenEnd(int start) {
+        int base = body.readerIndex();
+        int end = body.readableBytes();
+        for (int i = start + 1; i < end; i++) {
+            byte b = body.getByte(base + i);
+            if (b == '\\') {
+                i++; // the escaped byte cannot end the string (the parser has checked the escape)
+            } else if (b == '"') {
+                return i + 1;
+            }
+        }
+        return (int) parser.currentLocation().getByteOffset(); // not reached: the parser read the whole token
+    }
+
+    /**
      * Offset of the current string token's opening quote. The non-blocking parser reports a string token's
      * start just inside the quote; step back to the quote so a splice replaces the whole token.
      */
     private int stringTokenStart() {
-        int start = (int) parser.currentTokenLocation().getByteOffset();
+        int start = tokenStart();
         int base = body.readerIndex();
         while (start > 0 && body.getByte(base + start) != '"') {
             start--;

@@ -61,6 +61,54 @@ class RequestPeekTest {
     }
 
     @Test
+    void peek_memberOffsets_blanksAndEscapedNames_frameTheWrittenMember() {
+        // Member starts are found by stepping back from the value; a name written with an escape is asked of the
+        // parser instead. Expected offsets come from the text itself.
+        String[] bodies = {
+            "{\"model\":\"m\",\"stream\":true,\"temperature\":1,\"messages\":[{\"role\":\"user\"}]}",
+            "{ \"model\"\n :\t\"m\" ,\r\n\"stream\"  :  true , \"temperature\"\t:0.5,\"messages\":[{\"role\":\"user\"}]}",
+            "{\"mo\\u0064el\":\"m\",\"str\\u0065am\" : true,\"t\\u0065mperature\":1,\"messages\":[{\"role\":\"user\"}]}",
+            "{\"x\\\"model\":1,\"model\":\"m\",\"stream\":false,\"temperature\":0,\"messages\":[{\"role\":\"user\"}]}"};
+        String[][] written = {
+            {"\"model\"", "\"stream\"", "\"temperature\""},
+            {"\"model\"", "\"stream\"", "\"temperature\""},
+            {"\"mo\\u0064el\"", "\"str\\u0065am\"", "\"t\\u0065mperature\""},
+            {"\"model\":\"m\"", "\"stream\"", "\"temperature\""}};
+        for (int k = 0; k < bodies.length; k++) {
+            // Chat keeps the temperature member's place (GD-19 may remove it), messages the stream member's.
+            for (Endpoint endpoint : new Endpoint[] {Endpoint.CHAT_COMPLETIONS, Endpoint.MESSAGES}) {
+                String body = endpoint == Endpoint.MESSAGES ? bodies[k].replace("\"messages\"", "\"max_tokens\":5,\"messages\"")
+                        : bodies[k];
+                for (ByteBuf buf : new ByteBuf[] {wrap(body), Unpooled.directBuffer().writeBytes(body.getBytes(StandardCharsets.UTF_8))}) {
+                    try {
+                        RequestPeek p = RequestPeek.peek(endpoint, buf, false);
+                        assertThat(p.ok()).as("%s: %s", body, p.error()).isTrue();
+                        assertThat(p.modelMemberStart()).as(body).isEqualTo(body.indexOf(written[k][0]));
+                        if (endpoint == Endpoint.MESSAGES) {
+                            assertThat(p.streamMemberStart()).as(body).isEqualTo(body.indexOf(written[k][1]));
+                        } else {
+                            assertThat(p.temperatureMemberStart()).as(body).isEqualTo(body.indexOf(written[k][2]));
+                        }
+                        assertThat(body.substring(p.modelStart(), p.modelEnd())).isEqualTo("\"m\"");
+                        assertThat(p.bodyInner()).isEqualTo(body.indexOf('{') + 1);
+                    } finally {
+                        buf.release();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void peek_modelWithEscapedQuoteAndBackslash_endsAfterTheClosingQuote() {
+        String body = "{\"model\":\"a\\\"b\\\\\",\"messages\":[{\"role\":\"user\"}]}";
+        RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, body);
+        assertThat(p.ok()).as("%s", p.error()).isTrue();
+        assertThat(p.model()).isEqualTo("a\"b\\");
+        assertThat(body.substring(p.modelStart(), p.modelEnd())).isEqualTo("\"a\\\"b\\\\\"");
+    }
+
+    @Test
     void peek_malformedJson_isInvalidJson() {
         RequestPeek p = peek(Endpoint.CHAT_COMPLETIONS, "{\"model\":\"x\",");
         assertThat(p.error().kind()).isEqualTo(ErrorKind.INVALID_REQUEST);

@@ -4,6 +4,7 @@ import io.modelgateway.codecs.ApiStyle;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,11 +63,40 @@ public final class RateLimitHeaders {
             long resetNanos, long epochMillis) {
         int s = style == ApiStyle.ANTHROPIC ? 1 : 0;
         int f = tokens ? 1 : 0;
-        headers.set(LIMIT[s][f], Long.toString(limit));
+        headers.set(LIMIT[s][f], limitText(limit));
         headers.set(REMAINING[s][f], Long.toString(Math.max(0, remaining)));
         long resetMillis = ceilDiv(Math.min(TokenBucket.WINDOW_NANOS, Math.max(0, resetNanos)), 1_000_000);
         headers.set(RESET[s][f], s == 1 ? rfc3339(epochMillis + resetMillis) : goDuration(resetMillis));
     }
+
+    /**
+     * The decimal text of a limit. The same few limits (those of the keys and models in use) go out on every answer,
+     * so each event loop keeps the texts of the last ones it wrote, eight places picked by the value: no String per
+     * answer for a number that has not changed.
+     */
+    static AsciiString limitText(long limit) {
+        LimitTexts t = LIMIT_TEXTS.get();
+        int slot = (int) ((limit * 0x9E3779B97F4A7C15L) >>> 61);
+        AsciiString text = t.texts[slot];
+        if (text == null || t.values[slot] != limit) {
+            text = new AsciiString(Long.toString(limit));
+            t.values[slot] = limit;
+            t.texts[slot] = text;
+        }
+        return text;
+    }
+
+    private static final class LimitTexts {
+        final long[] values = new long[8];
+        final AsciiString[] texts = new AsciiString[8];
+    }
+
+    private static final FastThreadLocal<LimitTexts> LIMIT_TEXTS = new FastThreadLocal<>() {
+        @Override
+        protected LimitTexts initialValue() {
+            return new LimitTexts();
+        }
+    };
 
     /** {@code Retry-After} in whole seconds (rounded up, at least 1) and {@code retry-after-ms}, which SDKs read first. */
     static void writeRetry(HttpHeaders headers, long retryAfterMillis, boolean shouldRetry) {

@@ -15,7 +15,6 @@ import io.modelgateway.core.exchange.UpstreamFailure;
 import io.modelgateway.core.exchange.UpstreamFailures;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.http.HttpContent;
@@ -179,14 +178,13 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         writer.asked();
         receivedThisRead = false;
         watchdog.sent(now, paused);
+        // The void promise: no promise and listener per request. A write that fails is fired into the upstream
+        // pipeline's exceptionCaught, where the receiver closes the connection and hands the failure to
+        // onUpstreamClosed, which decides between a retry and an error.
         upstream.writeAndFlush(bedrockCall != null
                         ? target.bedrock.build(target, provider, request, bedrockCall, System.currentTimeMillis())
-                        : UpstreamRequests.build(target, provider, request, upstreamModel, upstreamBody))
-                .addListener((ChannelFutureListener) wf -> {
-                    if (!wf.isSuccess() && !writer.done()) {
-                        wf.channel().close(); // onUpstreamClosed decides between retry and error
-                    }
-                });
+                        : UpstreamRequests.build(target, provider, request, upstreamModel, upstreamBody),
+                upstream.voidPromise());
     }
 
     // ------------------------------------------------------------------ upstream side

@@ -580,6 +580,16 @@ class RateLimiterTest {
     }
 
     @Test
+    void limitText_valuesSharingAPlace_eachPrintedAsItself() {
+        // Thousands of values over eight kept places: every text must be its own value's, kept or not.
+        java.util.Random random = new java.util.Random(5);
+        for (int i = 0; i < 5000; i++) {
+            long v = i % 3 == 0 ? random.nextInt(16) : i % 3 == 1 ? random.nextLong() >>> 1 : i;
+            assertThat(RateLimitHeaders.limitText(v).toString()).isEqualTo(Long.toString(v));
+        }
+    }
+
+    @Test
     void goDuration_variousMillis_printsLikeGo() {
         assertThat(RateLimitHeaders.goDuration(0)).isEqualTo("0s");
         assertThat(RateLimitHeaders.goDuration(12)).isEqualTo("12ms");
