@@ -2,7 +2,8 @@ package io.modelgateway.core.exchange;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.util.IllegalReferenceCountException;
 
 /**
  * One HTTP/1.1 chunk of a streamed answer, framed by the gateway itself: the chunk-size line, the data and the CR LF
@@ -16,17 +17,25 @@ import io.netty.buffer.DefaultByteBufHolder;
  * {@value #HANDLER} handler below the encoder hands the buffer on to the socket (or TLS). The handlers above the
  * encoder that look at written content (the response observer's byte count, the stream guard's last-write time)
  * know this type too. Only on an HTTP/1.1 connection whose answer is chunked: HTTP/2 frames its own data.
+ *
+ * <p>A frame object can carry one buffer after another ({@link #reframe}): the unwrapper {@linkplain #take takes} the
+ * buffer out as it passes, and a frame whose buffer was taken is free again, so a stream's writer makes one frame for
+ * all its chunks instead of one per read. A frame that was released instead (a write to a closed connection) or
+ * is still on its way (a write from outside the event loop waits in its queue) still holds its buffer and is not
+ * reused; its writer makes a new one.
  */
-public final class ChunkFrame extends DefaultByteBufHolder {
+public final class ChunkFrame implements ByteBufHolder {
     /** The name of the handler that unwraps frames, placed right below the HTTP codec of HTTP/1.1 connections. */
     public static final String HANDLER = "chunk-frames";
     /** Room before the data for the size line: up to eight hex digits, then CR LF. */
     public static final int HEADROOM = 10;
 
-    private final int dataBytes;
+    /** The framed buffer; null once {@link #take} took it out. */
+    private ByteBuf framed;
+    private int dataBytes;
 
     private ChunkFrame(ByteBuf framed, int dataBytes) {
-        super(framed);
+        this.framed = framed;
         this.dataBytes = dataBytes;
     }
 
@@ -51,6 +60,31 @@ public final class ChunkFrame extends DefaultByteBufHolder {
      * size zero ends the body.
      */
     public static ChunkFrame frame(ByteBuf b) {
+        int n = fill(b);
+        return new ChunkFrame(b, n);
+    }
+
+    /**
+     * Frames {@code b} as {@link #frame} does, in {@code reused} when that frame is free (its last buffer was taken)
+     * and in a new frame otherwise.
+     */
+    public static ChunkFrame reframe(ChunkFrame reused, ByteBuf b) {
+        if (reused == null || reused.framed != null) {
+            return frame(b);
+        }
+        reused.dataBytes = fill(b);
+        reused.framed = b;
+        return reused;
+    }
+
+    /** Takes the framed buffer out (its reference goes with it): the frame is free for {@link #reframe} again. */
+    public ByteBuf take() {
+        ByteBuf b = content();
+        framed = null;
+        return b;
+    }
+
+    private static int fill(ByteBuf b) {
         int n = b.readableBytes();
         if (n <= 0 || b.readerIndex() != HEADROOM) {
             throw new IllegalArgumentException("not a frame buffer with data: " + b);
@@ -64,10 +98,33 @@ public final class ChunkFrame extends DefaultByteBufHolder {
         b.setByte(HEADROOM - 1, '\n');
         b.readerIndex(at);
         b.writeByte('\r').writeByte('\n');
-        return new ChunkFrame(b, n);
+        return n;
     }
 
     private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+
+    @Override
+    public ByteBuf content() {
+        if (framed == null) {
+            throw new IllegalReferenceCountException("the frame's buffer was taken");
+        }
+        return framed;
+    }
+
+    @Override
+    public ChunkFrame copy() {
+        return replace(content().copy());
+    }
+
+    @Override
+    public ChunkFrame duplicate() {
+        return replace(content().duplicate());
+    }
+
+    @Override
+    public ChunkFrame retainedDuplicate() {
+        return replace(content().retainedDuplicate());
+    }
 
     @Override
     public ChunkFrame replace(ByteBuf content) {
@@ -75,19 +132,46 @@ public final class ChunkFrame extends DefaultByteBufHolder {
     }
 
     @Override
+    public int refCnt() {
+        return framed == null ? 0 : framed.refCnt();
+    }
+
+    @Override
     public ChunkFrame retain() {
-        super.retain();
+        content().retain();
+        return this;
+    }
+
+    @Override
+    public ChunkFrame retain(int increment) {
+        content().retain(increment);
+        return this;
+    }
+
+    @Override
+    public ChunkFrame touch() {
+        content().touch();
         return this;
     }
 
     @Override
     public ChunkFrame touch(Object hint) {
-        super.touch(hint);
+        content().touch(hint);
         return this;
     }
 
     @Override
+    public boolean release() {
+        return content().release();
+    }
+
+    @Override
+    public boolean release(int decrement) {
+        return content().release(decrement);
+    }
+
+    @Override
     public String toString() {
-        return "ChunkFrame(" + dataBytes + " bytes of data)";
+        return "ChunkFrame(" + dataBytes + " bytes of data" + (framed == null ? ", taken)" : ")");
     }
 }

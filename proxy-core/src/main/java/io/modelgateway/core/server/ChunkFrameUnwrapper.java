@@ -8,7 +8,8 @@ import io.netty.channel.ChannelPromise;
 
 /**
  * Right below the HTTP/1.1 codec: a {@link ChunkFrame} the codec let through leaves as its buffer, which already holds
- * the chunk's framing; everything else passes untouched. Stateless, shared by all connections.
+ * the chunk's framing (taken out of the frame, which its writer may then reuse); everything else passes untouched.
+ * Stateless, shared by all connections.
  */
 @ChannelHandler.Sharable
 public final class ChunkFrameUnwrapper extends ChannelOutboundHandlerAdapter {
@@ -19,6 +20,6 @@ public final class ChunkFrameUnwrapper extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        ctx.write(msg instanceof ChunkFrame frame ? frame.content() : msg, promise);
+        ctx.write(msg instanceof ChunkFrame frame ? frame.take() : msg, promise);
     }
 }

@@ -73,6 +73,31 @@ class ChunkFrameTest {
     }
 
     @Test
+    void reframe_reusesAFrameOnlyOnceItsBufferWasTaken() {
+        ByteBuf first = ChunkFrame.newBuffer(ByteBufAllocator.DEFAULT, 16).writeBytes(new byte[] {'a', 'b'});
+        ChunkFrame frame = ChunkFrame.reframe(null, first);
+        ByteBuf second = ChunkFrame.newBuffer(ByteBufAllocator.DEFAULT, 16).writeBytes(new byte[20]);
+        ChunkFrame other = ChunkFrame.reframe(frame, second);
+        assertThat(other).as("the first frame still holds its buffer: a new frame").isNotSameAs(frame);
+        assertThat(other.dataBytes()).isEqualTo(20);
+        other.release();
+
+        ByteBuf taken = frame.take();
+        assertThat(taken).isSameAs(first);
+        assertThat(taken.toString(StandardCharsets.US_ASCII)).isEqualTo("2\r\nab\r\n");
+        assertThat(frame.refCnt()).isZero();
+        assertThatThrownBy(frame::release).isInstanceOf(io.netty.util.IllegalReferenceCountException.class);
+        taken.release();
+
+        ByteBuf third = ChunkFrame.newBuffer(ByteBufAllocator.DEFAULT, 16).writeBytes(new byte[17]);
+        ChunkFrame again = ChunkFrame.reframe(frame, third);
+        assertThat(again).as("taken: the same frame carries the next buffer").isSameAs(frame);
+        assertThat(again.dataBytes()).isEqualTo(17);
+        assertThat(again.content().getByte(again.content().readerIndex())).isEqualTo((byte) '1');
+        again.release();
+    }
+
+    @Test
     void frame_ofNoData_isRefused_aZeroChunkWouldEndTheBody() {
         ByteBuf b = ChunkFrame.newBuffer(ByteBufAllocator.DEFAULT, 8);
         try {
