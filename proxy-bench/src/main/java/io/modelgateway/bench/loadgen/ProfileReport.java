@@ -57,12 +57,20 @@ public final class ProfileReport {
         return out.toString();
     }
 
-    /** What one collapsed profile says: the shares by kind of code, then the hottest user frames and packages. */
+    /**
+     * What one collapsed profile says: the shares by kind of code, then the hottest user frames and packages. Frames
+     * may carry async-profiler's type suffix ({@code ann}: {@code _[j]} compiled by C2, {@code _[i]} inlined,
+     * {@code _[1]} compiled by C1, {@code _[0]} interpreted, {@code _[k]} kernel): user frames are named without it,
+     * and the samples whose own frame is C1 or interpreted code are counted apart: apart from trivial methods (which
+     * C1 compiles for good), code the JIT has not finished with — a warm-up too short, or a method sent back by a
+     * deoptimization — which a measured round should hold little of.
+     */
     static String summarize(List<String> collapsed) {
         long total = 0;
         long kernel = 0;
         long jit = 0;
         long gc = 0;
+        long cold = 0;
         Map<String, Long> frames = new TreeMap<>();
         Map<String, Long> packages = new TreeMap<>();
         for (String line : collapsed) {
@@ -81,8 +89,12 @@ public final class ProfileReport {
             } else if (leaf.endsWith("_[k]")) {
                 kernel += n;
             } else {
-                frames.merge(leaf, n, Long::sum);
-                packages.merge(packageOf(leaf), n, Long::sum);
+                if (leaf.endsWith("_[1]") || leaf.endsWith("_[0]")) {
+                    cold += n;
+                }
+                String frame = withoutType(leaf);
+                frames.merge(frame, n, Long::sum);
+                packages.merge(packageOf(frame), n, Long::sum);
             }
         }
         StringBuilder sb = new StringBuilder();
@@ -94,6 +106,8 @@ public final class ProfileReport {
         sb.append(String.format(Locale.ROOT, "The gateway's profile, %d samples: kernel %.1f %%, JIT compiler %.1f %%, GC "
                 + "and VM threads %.1f %%, user code %.1f %%.%n%n", total, pct(kernel, total), pct(jit, total),
                 pct(gc, total), pct(user, total)));
+        sb.append(String.format(Locale.ROOT, "Samples in C1-compiled or interpreted code: %.1f %% (C1 is "
+                + "final only for trivial methods such as getters; other code there has not reached C2).%n%n", pct(cold, total)));
         sb.append("| self, % of all samples | hottest user frames |\n|---:|---|\n");
         frames.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(TOP_FRAMES)
                 .forEach(e -> sb.append(String.format(Locale.ROOT, "| %.2f | `%s` |%n", pct(e.getValue(), all),
@@ -103,6 +117,13 @@ public final class ProfileReport {
                 .forEach(e -> sb.append(String.format(Locale.ROOT, "| %.2f | `%s` |%n", pct(e.getValue(), all),
                         e.getKey())));
         return sb.toString();
+    }
+
+    /** {@code frame} without async-profiler's type suffix ({@code _[j]}, {@code _[i]}, {@code _[1]}, {@code _[0]}). */
+    static String withoutType(String frame) {
+        int n = frame.length();
+        return n > 4 && frame.charAt(n - 4) == '_' && frame.charAt(n - 3) == '[' && frame.charAt(n - 1) == ']'
+                ? frame.substring(0, n - 4) : frame;
     }
 
     /** The package of a Java frame ({@code io/netty/handler/codec/http/X.m} → {@code io.netty.handler.codec.http}). */

@@ -29,6 +29,22 @@ class ProfileReportTest {
     }
 
     @Test
+    void summarize_framesWithTypeSuffixes_namedWithout_andC1OrInterpretedCountedApart() {
+        String s = ProfileReport.summarize(List.of(
+                "java/lang/Thread.run_[j];io/netty/channel/epoll/EpollIoHandler.run_[j];writev;tcp_sendmsg_[k] 40",
+                "java/lang/Thread.run_[j];io/modelgateway/core/answer/AnswerWriter.finish_[1] 30",
+                "java/lang/Thread.run_[j];io/modelgateway/core/answer/AnswerWriter.finish_[j] 10",
+                "java/lang/Thread.run_[j];io/modelgateway/core/answer/AnswerWriter.content_[i] 15",
+                "java/lang/Thread.run_[j];io/modelgateway/core/answer/AnswerWriter.head_[0] 5"));
+
+        assertThat(s).contains("100 samples: kernel 40.0 %").contains("user code 60.0 %");
+        assertThat(s).contains("Samples in C1-compiled or interpreted code: 35.0 %");
+        assertThat(s).contains("| 40.00 | `io/modelgateway/core/answer/AnswerWriter.finish` |");
+        assertThat(s).contains("| 60.00 | `io.modelgateway.core.answer` |");
+        assertThat(s).doesNotContain("_[");
+    }
+
+    @Test
     void render_cpuPerRequestFromTheTicks(@TempDir Path dir) throws Exception {
         Files.createDirectories(dir.resolve("run"));
         Files.writeString(dir.resolve("run/profile.tsv"), "chat64\tnginx\t1000\t1\t3\t100\nchat64\tgateway\t1000\t3\t3\t100\n");
