@@ -2,6 +2,7 @@ package io.modelgateway.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelgateway.codecs.sse.EventBytes;
 import io.modelgateway.codecs.sse.SseEventScanner;
 import io.modelgateway.codecs.usage.StreamUsageTracker;
 import io.modelgateway.codecs.usage.UsageCounts;
@@ -102,7 +103,7 @@ public class SseSpliceBenchmark {
         }
     }
 
-    /** The gateway's pass-through: scan, track usage, hand on slices. Score: events/s. */
+    /** The pass-through as the gateway did it before 3c63b9f: scan, track usage, hand on slices. Score: events/s. */
     @Benchmark
     @OperationsPerInvocation(EVENTS)
     public long spliceWithUsage(Blackhole bh) {
@@ -110,6 +111,76 @@ public class SseSpliceBenchmark {
             bh.consume(out.readableBytes());
             out.release();
         }, true);
+    }
+
+    /**
+     * The gateway's HTTP/1.1 pass-through since the scanner lends ranges (3c63b9f): each event's bytes copied out
+     * once for the checks and the usage search ({@link EventBytes}), then copied into the read's merged chunk; no
+     * slice per event. The chunk is handed on at the end of each read, as the answer writer does. Score: events/s.
+     */
+    @Benchmark
+    @OperationsPerInvocation(EVENTS)
+    public long rangesWithUsage(Blackhole bh) {
+        StreamUsageTracker usage = new StreamUsageTracker();
+        ByteBuf[] merged = {null};
+        SseEventScanner.EventSink onEvent = (buf, index, length) -> {
+            usage.onEvent(EventBytes.of(buf, index, length));
+            if (merged[0] == null) {
+                merged[0] = ALLOC.directBuffer(4096);
+            }
+            merged[0].ensureWritable(length);
+            buf.getBytes(index, merged[0], merged[0].writerIndex(), length);
+            merged[0].writerIndex(merged[0].writerIndex() + length);
+        };
+        SseEventScanner scanner = new SseEventScanner(ALLOC);
+        for (ByteBuf read : reads) {
+            scanner.feed(read, onEvent);
+            if (merged[0] != null) {
+                bh.consume(merged[0].readableBytes());
+                merged[0].release();
+                merged[0] = null;
+            }
+        }
+        scanner.release();
+        UsageCounts c = usage.counts();
+        return c == null ? -1 : c.usage().promptTokens() * 1000 + c.usage().completionTokens();
+    }
+
+    /**
+     * {@link #rangesWithUsage} as the gateway did it before 3c63b9f: a retained slice per event, its bytes copied out
+     * for the checks, then copied into the read's merged chunk and the slice released. Score: events/s.
+     */
+    @Benchmark
+    @OperationsPerInvocation(EVENTS)
+    public long slicesMergedWithUsage(Blackhole bh) {
+        StreamUsageTracker usage = new StreamUsageTracker();
+        ByteBuf[] merged = {null};
+        Consumer<ByteBuf> onEvent = event -> {
+            try {
+                usage.onEvent(EventBytes.of(event));
+                if (merged[0] == null) {
+                    merged[0] = ALLOC.directBuffer(4096);
+                }
+                int length = event.readableBytes();
+                merged[0].ensureWritable(length);
+                event.getBytes(event.readerIndex(), merged[0], merged[0].writerIndex(), length);
+                merged[0].writerIndex(merged[0].writerIndex() + length);
+            } finally {
+                event.release();
+            }
+        };
+        SseEventScanner scanner = new SseEventScanner(ALLOC);
+        for (ByteBuf read : reads) {
+            scanner.feed(read, onEvent);
+            if (merged[0] != null) {
+                bh.consume(merged[0].readableBytes());
+                merged[0].release();
+                merged[0] = null;
+            }
+        }
+        scanner.release();
+        UsageCounts c = usage.counts();
+        return c == null ? -1 : c.usage().promptTokens() * 1000 + c.usage().completionTokens();
     }
 
     /** The splice alone (how the stream path was before usage accounting). Score: events/s. */
