@@ -122,28 +122,11 @@ public class SseSpliceBenchmark {
     @OperationsPerInvocation(EVENTS)
     public long rangesWithUsage(Blackhole bh) {
         StreamUsageTracker usage = new StreamUsageTracker();
-        ByteBuf[] merged = {null};
-        SseEventScanner.EventSink onEvent = (buf, index, length) -> {
+        Chunk chunk = new Chunk();
+        return merged(bh, usage, chunk, (buf, index, length) -> {
             usage.onEvent(EventBytes.of(buf, index, length));
-            if (merged[0] == null) {
-                merged[0] = ALLOC.directBuffer(4096);
-            }
-            merged[0].ensureWritable(length);
-            buf.getBytes(index, merged[0], merged[0].writerIndex(), length);
-            merged[0].writerIndex(merged[0].writerIndex() + length);
-        };
-        SseEventScanner scanner = new SseEventScanner(ALLOC);
-        for (ByteBuf read : reads) {
-            scanner.feed(read, onEvent);
-            if (merged[0] != null) {
-                bh.consume(merged[0].readableBytes());
-                merged[0].release();
-                merged[0] = null;
-            }
-        }
-        scanner.release();
-        UsageCounts c = usage.counts();
-        return c == null ? -1 : c.usage().promptTokens() * 1000 + c.usage().completionTokens();
+            chunk.append(buf, index, length);
+        });
     }
 
     /**
@@ -154,33 +137,50 @@ public class SseSpliceBenchmark {
     @OperationsPerInvocation(EVENTS)
     public long slicesMergedWithUsage(Blackhole bh) {
         StreamUsageTracker usage = new StreamUsageTracker();
-        ByteBuf[] merged = {null};
-        Consumer<ByteBuf> onEvent = event -> {
+        Chunk chunk = new Chunk();
+        return merged(bh, usage, chunk, (buf, index, length) -> {
+            ByteBuf event = buf.retainedSlice(index, length);
             try {
                 usage.onEvent(EventBytes.of(event));
-                if (merged[0] == null) {
-                    merged[0] = ALLOC.directBuffer(4096);
-                }
-                int length = event.readableBytes();
-                merged[0].ensureWritable(length);
-                event.getBytes(event.readerIndex(), merged[0], merged[0].writerIndex(), length);
-                merged[0].writerIndex(merged[0].writerIndex() + length);
+                chunk.append(event, event.readerIndex(), event.readableBytes());
             } finally {
                 event.release();
             }
-        };
+        });
+    }
+
+    /** Feeds every read to {@code onEvent}, handing the read's chunk on after each; returns the usage as below. */
+    private long merged(Blackhole bh, StreamUsageTracker usage, Chunk chunk, SseEventScanner.EventSink onEvent) {
         SseEventScanner scanner = new SseEventScanner(ALLOC);
         for (ByteBuf read : reads) {
             scanner.feed(read, onEvent);
-            if (merged[0] != null) {
-                bh.consume(merged[0].readableBytes());
-                merged[0].release();
-                merged[0] = null;
-            }
+            chunk.handOn(bh);
         }
         scanner.release();
         UsageCounts c = usage.counts();
         return c == null ? -1 : c.usage().promptTokens() * 1000 + c.usage().completionTokens();
+    }
+
+    /** A read's merged chunk, as the answer writer keeps it: made at the read's first event, handed on at its end. */
+    private static final class Chunk {
+        private ByteBuf buf;
+
+        void append(ByteBuf src, int index, int length) {
+            if (buf == null) {
+                buf = ALLOC.directBuffer(4096);
+            }
+            buf.ensureWritable(length);
+            src.getBytes(index, buf, buf.writerIndex(), length);
+            buf.writerIndex(buf.writerIndex() + length);
+        }
+
+        void handOn(Blackhole bh) {
+            if (buf != null) {
+                bh.consume(buf.readableBytes());
+                buf.release();
+                buf = null;
+            }
+        }
     }
 
     /** The splice alone (how the stream path was before usage accounting). Score: events/s. */
