@@ -463,7 +463,7 @@ public final class RequestPeek {
                     invalidType("encoding_format", "a string", v);
                 } else {
                     encodingFormat = parser.getText();
-                    encodingFormatStart = stringTokenStart();
+                    encodingFormatStart = tokenStart();
                     encodingFormatEnd = (int) parser.currentLocation().getByteOffset();
                     if (!encodingFormat.equals("float") && !encodingFormat.equals("base64")) {
                         fail(GatewayError.invalid("Invalid value for 'encoding_format': expected 'float' or "
@@ -518,9 +518,10 @@ public final class RequestPeek {
         }
         model = parser.getText();
         modelMemberStart = memberStart;
-        modelStart = stringTokenStart();
+        modelStart = tokenStart();
         modelEnd = stringTokenEnd(modelStart);
-        if (body.getByte(body.readerIndex() + modelEnd - 1) != '"') {
+        int base = body.readerIndex();
+        if (body.getByte(base + modelStart) != '"' || body.getByte(base + modelEnd - 1) != '"') {
             throw new IllegalStateException("model token offsets do not frame a JSON string");
         }
     }
@@ -803,8 +804,9 @@ public final class RequestPeek {
     // ---------------------------------------------------------------- plumbing
 
     /**
-     * Offset of the current token's first byte (not for a field name): what the parser's token location says, read
-     * without the location object it makes per call (the byte-array parser keeps the offset just past that byte).
+     * Offset of the current token's first byte (not for a field name; a string's opening quote): what the parser's
+     * token location says, read without the location object it makes per call (the byte-array parser, the only one
+     * the peek uses, keeps the offset just past that byte).
      */
     private int tokenStart() {
         return (int) ((ParserBase) parser).getTokenCharacterOffset() - 1;
@@ -867,19 +869,6 @@ public final class RequestPeek {
             }
         }
         return (int) parser.currentLocation().getByteOffset(); // not reached: the parser read the whole token
-    }
-
-    /**
-     * Offset of the current string token's opening quote. The non-blocking parser reports a string token's
-     * start just inside the quote; step back to the quote so a splice replaces the whole token.
-     */
-    private int stringTokenStart() {
-        int start = tokenStart();
-        int base = body.readerIndex();
-        while (start > 0 && body.getByte(base + start) != '"') {
-            start--;
-        }
-        return start;
     }
 
     /**

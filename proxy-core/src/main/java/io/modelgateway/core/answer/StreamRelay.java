@@ -118,24 +118,24 @@ final class StreamRelay {
         if (!checked(buf, index, length)) {
             return;
         }
-        if (SseDataCheck.looksLikeError(checkedBytes)) {
-            ByteBuf event = redactedError(buf.retainedSlice(index, length));
-            if (accounting.event(checkedBytes) && withholdUsageChunk) {
-                event.release();
-                return;
-            }
-            relayed++;
-            writeEvent(event);
-            return;
-        }
+        ByteBuf error = SseDataCheck.looksLikeError(checkedBytes)
+                ? redactedError(buf.retainedSlice(index, length)) // a buffer of its own only to redact
+                : null;
         if (accounting.event(checkedBytes) && withholdUsageChunk) {
+            if (error != null) {
+                error.release();
+            }
             return; // counted above; the caller did not ask for it (GD-21)
         }
         relayed++;
         if (!writer.headSent()) {
             sendHead();
         }
-        writer.writeStreamPiece(buf, index, length);
+        if (error != null) {
+            writer.writeStreamPiece(error);
+        } else {
+            writer.writeStreamPiece(buf, index, length);
+        }
     }
 
     /** One event through the stream translator; its outputs go to the client one by one. Lent. */
