@@ -10,9 +10,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
-import io.modelgateway.core.exchange.ArrayHttpHeaders;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.modelgateway.core.config.UpstreamTls;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
@@ -43,21 +41,6 @@ public final class UpstreamPools implements AutoCloseable {
     /** Idle connections kept per loop and origin; more are closed on release. */
     private static final int MAX_IDLE = 512;
     private static final AttributeKey<String> ORIGIN = AttributeKey.valueOf("gateway.upstream.origin");
-    /**
-     * How upstream answers are read: status line up to 4 KiB, head up to 64 KiB, content handed on in pieces of up to
-     * 64 KiB; and strictly, whatever system properties say: a head with both Content-Length and Transfer-Encoding, or
-     * a line not ended by CR LF, is a decoder failure (the exchange then closes the connection and fails the attempt)
-     * rather than something the decoder repairs.
-     */
-    private static final HttpDecoderConfig UPSTREAM_DECODER = new HttpDecoderConfig()
-            .setHeadersFactory(ArrayHttpHeaders.VALIDATING)
-            .setTrailersFactory(ArrayHttpHeaders.VALIDATING_TRAILERS)
-            .setMaxInitialLineLength(4096)
-            .setMaxHeaderSize(65536)
-            .setMaxChunkSize(65536)
-            .setUseRfc9112TransferEncoding(true)
-            .setStrictLineParsing(true);
-
     private final FastThreadLocal<Map<String, ArrayDeque<Channel>>> idle = new FastThreadLocal<>() {
         @Override
         protected Map<String, ArrayDeque<Channel>> initialValue() {
@@ -179,7 +162,8 @@ public final class UpstreamPools implements AutoCloseable {
                         if (ssl != null) {
                             p.addLast(UpstreamPipelineNames.TLS, ssl.newHandler(ch.alloc(), host, port));
                         }
-                        p.addLast(UpstreamPipelineNames.CODEC, new HttpClientCodec(UPSTREAM_DECODER, false, false));
+                        p.addLast(UpstreamPipelineNames.ENCODER, new HttpRequestEncoder());
+                        p.addLast(UpstreamPipelineNames.DECODER, new UpstreamResponseDecoder());
                         p.addLast(UpstreamPipelineNames.RECEIVER, new UpstreamResponseReceiver());
                     }
                 });
