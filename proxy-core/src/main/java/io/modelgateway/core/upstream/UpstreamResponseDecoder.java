@@ -10,6 +10,7 @@ import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
@@ -17,6 +18,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import io.netty.util.IllegalReferenceCountException;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.List;
@@ -96,6 +98,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
     /** This read's runs of body bytes (index, length pairs in the cumulation), not yet handed on. */
     private final int[] pieces = new int[2 * MAX_PIECES];
     private int pieceCount;
+    /** The content object made last: used again for a later read's bytes once it was released. */
+    private Content free;
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
@@ -593,7 +597,15 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
                 data.writeBytes(in, pieces[2 * i], pieces[2 * i + 1]);
             }
         }
-        out.add(new DefaultHttpContent(data));
+        Content c = free;
+        if (c != null && c.data == null) {
+            c.data = data; // released by the listener: not in any list, nobody holds it
+            c.result = DecoderResult.SUCCESS;
+        } else {
+            c = new Content(data);
+            free = c;
+        }
+        out.add(c);
     }
 
     private void end(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, LastHttpContent last) {
@@ -666,6 +678,116 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             return b - 'A' + 10;
         }
         return -1;
+    }
+
+    /**
+     * A content whose buffer the decoder may change once the listener released it: the listener takes the buffer
+     * (or releases the content) within the call and keeps no reference to the object, so an upstream connection's
+     * reads all travel in one object instead of one each. A content released another way (its buffer released
+     * directly, or retained) is simply not used again; a copy, duplicate or replacement is an ordinary one.
+     */
+    static final class Content implements HttpContent {
+        /** Null once released through this object: only then may the decoder give it the next read's bytes. */
+        private ByteBuf data;
+        private DecoderResult result = DecoderResult.SUCCESS;
+
+        Content(ByteBuf data) {
+            this.data = data;
+        }
+
+        @Override
+        public ByteBuf content() {
+            ByteBuf b = data;
+            if (b == null) {
+                throw new IllegalReferenceCountException(0);
+            }
+            return b;
+        }
+
+        @Override
+        public HttpContent copy() {
+            return new DefaultHttpContent(content().copy());
+        }
+
+        @Override
+        public HttpContent duplicate() {
+            return new DefaultHttpContent(content().duplicate());
+        }
+
+        @Override
+        public HttpContent retainedDuplicate() {
+            return new DefaultHttpContent(content().retainedDuplicate());
+        }
+
+        @Override
+        public HttpContent replace(ByteBuf content) {
+            return new DefaultHttpContent(content);
+        }
+
+        @Override
+        public int refCnt() {
+            ByteBuf b = data;
+            return b == null ? 0 : b.refCnt();
+        }
+
+        @Override
+        public HttpContent retain() {
+            content().retain();
+            return this;
+        }
+
+        @Override
+        public HttpContent retain(int increment) {
+            content().retain(increment);
+            return this;
+        }
+
+        @Override
+        public HttpContent touch() {
+            content().touch();
+            return this;
+        }
+
+        @Override
+        public HttpContent touch(Object hint) {
+            content().touch(hint);
+            return this;
+        }
+
+        @Override
+        public boolean release() {
+            return release(1);
+        }
+
+        @Override
+        public boolean release(int decrement) {
+            if (content().release(decrement)) {
+                data = null;
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        @Deprecated
+        public DecoderResult getDecoderResult() {
+            return result;
+        }
+
+        @Override
+        public DecoderResult decoderResult() {
+            return result;
+        }
+
+        @Override
+        public void setDecoderResult(DecoderResult result) {
+            this.result = result;
+        }
+
+        @Override
+        public String toString() {
+            return "UpstreamResponseDecoder.Content(" + (data == null ? "released" : data.readableBytes() + " bytes") + ")";
+        }
     }
 
     /** Why an answer was refused, and whether its head (or else its body) was. No stack: it is a verdict. */

@@ -142,6 +142,33 @@ class UpstreamResponseDecoderTest {
     }
 
     @Test
+    void oneContentObject_carriesRead_afterRead_onlyOnceItWasReleased() {
+        EmbeddedChannel ch = new EmbeddedChannel(new UpstreamResponseDecoder());
+        ch.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n",
+                StandardCharsets.ISO_8859_1));
+        ReferenceCountUtil.release(ch.readInbound());
+        HttpContent first = ch.readInbound();
+        assertThat(first.content().toString(StandardCharsets.ISO_8859_1)).isEqualTo("abc");
+        first.release();
+        assertThat(first.refCnt()).isZero();
+        ch.writeInbound(Unpooled.copiedBuffer("2\r\nde\r\n", StandardCharsets.ISO_8859_1));
+        HttpContent second = ch.readInbound();
+        assertThat(second).isSameAs(first); // released: free again
+        assertThat(second.content().toString(StandardCharsets.ISO_8859_1)).isEqualTo("de");
+        second.retain(); // held on (say, queued): the next read gets its own object
+        ch.writeInbound(Unpooled.copiedBuffer("1\r\nf\r\n1\r\ng\r\n", StandardCharsets.ISO_8859_1));
+        HttpContent third = ch.readInbound();
+        assertThat(third).isNotSameAs(second);
+        assertThat(third.content().toString(StandardCharsets.ISO_8859_1)).isEqualTo("fg");
+        assertThat(second.content().toString(StandardCharsets.ISO_8859_1)).isEqualTo("de");
+        second.release(2);
+        third.release();
+        ch.writeInbound(Unpooled.copiedBuffer("0\r\n\r\n", StandardCharsets.ISO_8859_1));
+        assertThat((Object) ch.readInbound()).isSameAs(LastHttpContent.EMPTY_LAST_CONTENT);
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
     void aLargeBodyRun_isSliced_notCopied() {
         byte[] body = new byte[UpstreamResponseDecoder.COPY_LIMIT + 1];
         new Random(7).nextBytes(body);
