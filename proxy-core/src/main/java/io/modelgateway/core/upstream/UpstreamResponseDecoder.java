@@ -33,7 +33,8 @@ import java.util.List;
  *   slice of the read per chunk); an SSE upstream sends one event per chunk, so a burst of fifty events in one read
  *   became fifty of each. Here all the body bytes one read holds leave as <em>one</em> content: a slice of the read
  *   when they are one run larger than {@value #COPY_LIMIT} bytes, else a copy into one pooled buffer (whose object
- *   the allocator recycles; a slice object it does not).</li>
+ *   the allocator recycles; a slice object it does not), in one content object per connection that carries read
+ *   after read once the exchange released it ({@link Content}).</li>
  *   <li><b>Head.</b> Netty makes a {@code String} (and its array) per header value and an {@code AsciiString} (and
  *   its array) per name. Here the head is copied once into one array; values and unknown names are views into it,
  *   and the common names are shared constants (when the upstream spelled them exactly so).</li>
@@ -44,8 +45,9 @@ import java.util.List;
  * trailer is refused; a status line over {@value #MAX_STATUS_LINE} bytes, header fields or trailers over
  * {@value #MAX_HEAD} bytes, a chunk-size line over {@value #MAX_STATUS_LINE} bytes; a status code that is not three
  * digits; a field without a colon or with a name that is not a token or a value holding a character no field may
- * hold ({@link ArrayHttpHeaders#VALIDATING}); both Content-Length and Transfer-Encoding, or Transfer-Encoding in an HTTP/1.0 answer; Content-Length values that
- * are not one decimal number; a chunk size that is not hex or over 2^31 − 1, chunk data not followed by CR LF.
+ * hold ({@link ArrayHttpHeaders#VALIDATING}); both Content-Length and Transfer-Encoding, or Transfer-Encoding in
+ * an HTTP/1.0 answer; Content-Length values that are not one decimal number; a chunk size that is not hex (blanks
+ * before it included: Netty skipped those) or over 2^31 − 1, chunk data not followed by CR LF.
  * A refusal is a message whose decoder result failed (a response when the head was refused, a last content when the
  * body was), and everything after it on the connection is dropped: the exchange closes it.
  *
