@@ -18,7 +18,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
@@ -245,13 +244,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
             // first_byte_ms still.
             return;
         }
-        HttpHeaders headers = response.headers();
-        if (headers.contains(HttpHeaderNames.CONTENT_LENGTH) && headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
-            // Two framings at once (the decoder refuses this too when configured strictly, as UpstreamPools does).
-            writer.protocolFailure("malformed_head", "sent both Content-Length and Transfer-Encoding",
-                    UpstreamFailures.MALFORMED_RESPONSE);
-            return;
-        }
+        HttpHeaders headers = response.headers(); // two framings at once never get here: the decoder refuses them
         watchdog.received(System.nanoTime());
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
         if (bedrockAnswer != null) {

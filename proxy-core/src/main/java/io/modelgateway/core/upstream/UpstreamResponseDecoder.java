@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.internal.StringUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.List;
@@ -93,10 +94,11 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
     private State state = State.HEAD;
     /** FIXED: body bytes still to come; CHUNK_DATA: bytes of this chunk still to come. */
     private long remaining;
-    /** HEAD and TRAILER: bytes from the reader index already searched for the block's end (always a line start). */
+    /**
+     * HEAD and TRAILER: bytes from the reader index already searched for the block's end (always a line start; in
+     * HEAD, above zero once the status line's end was seen, so a close then leaves a head unfinished).
+     */
     private int scanned;
-    /** HEAD: the status line's end was seen (a close now leaves a head unfinished). */
-    private boolean statusLineSeen;
     /** This read's runs of body bytes (index, length pairs in the cumulation), not yet handed on. */
     private final int[] pieces = new int[2 * MAX_PIECES];
     private int pieceCount;
@@ -183,8 +185,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         if (state == State.TO_CLOSE) {
             out.add(LastHttpContent.EMPTY_LAST_CONTENT);
             state = State.HEAD;
-        } else if (state == State.HEAD && statusLineSeen) {
-            statusLineSeen = false;
+        } else if (state == State.HEAD && scanned > 0) {
+            scanned = 0;
             state = State.REFUSED;
             out.add(refusedHead(new PrematureChannelClosureException("closed before the answer's head ended")));
         }
@@ -208,7 +210,6 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         in.getBytes(start, h);
         in.readerIndex(end);
         scanned = 0;
-        statusLineSeen = false;
         HttpResponse response = parseHead(h);
         int code = response.status().code();
         handOnPieces(ctx, in, out);
@@ -282,7 +283,6 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
                 if (lf - 1 - start > MAX_STATUS_LINE) {
                     throw new Refusal(true, "status line longer than " + MAX_STATUS_LINE + " bytes");
                 }
-                statusLineSeen = true;
             } else if (lf - line == 1) {
                 return lf + 1; // the empty line
             }
@@ -509,7 +509,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         long size = 0;
         int i = start;
         for (; i < end; i++) {
-            int d = hex(in.getByte(i));
+            int d = StringUtil.decodeHexNibble(in.getByte(i));
             if (d < 0) {
                 break;
             }
@@ -669,19 +669,6 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         return b >= '0' && b <= '9';
     }
 
-    private static int hex(byte b) {
-        if (b >= '0' && b <= '9') {
-            return b - '0';
-        }
-        if (b >= 'a' && b <= 'f') {
-            return b - 'a' + 10;
-        }
-        if (b >= 'A' && b <= 'F') {
-            return b - 'A' + 10;
-        }
-        return -1;
-    }
-
     /**
      * A content whose buffer the decoder may change once the listener released it: the listener takes the buffer
      * (or releases the content) within the call and keeps no reference to the object, so an upstream connection's
@@ -734,8 +721,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
 
         @Override
         public HttpContent retain() {
-            content().retain();
-            return this;
+            return retain(1);
         }
 
         @Override
@@ -746,8 +732,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
 
         @Override
         public HttpContent touch() {
-            content().touch();
-            return this;
+            return touch(null);
         }
 
         @Override

@@ -169,6 +169,19 @@ class UpstreamResponseDecoderTest {
     }
 
     @Test
+    void aCloseInsideAHead_refusesItOnceTheStatusLineEnded_asNettysDecoderDoes() {
+        for (String wire : List.of("HTTP/1.1 200 O", "HTTP/1.1 200 OK\r\n", "HTTP/1.1 200 OK\r\nx-a: 1\r\nx-b",
+                "\r\n\r\n")) {
+            byte[] b = wire.getBytes(StandardCharsets.ISO_8859_1);
+            List<String> netty = transcript(() -> new HttpClientCodec(NETTY, false, false), b, new int[0], true);
+            List<String> ours = transcript(UpstreamResponseDecoder::new, b, new int[0], false);
+            assertThat(ours).as(wire).isEqualTo(netty);
+            assertThat(ours).as(wire).isEqualTo(wire.startsWith("HTTP/1.1 200 OK\r\n") ? List.of("REFUSED head")
+                    : List.of());
+        }
+    }
+
+    @Test
     void aLargeBodyRun_isSliced_notCopied() {
         byte[] body = new byte[UpstreamResponseDecoder.COPY_LIMIT + 1];
         new Random(7).nextBytes(body);
