@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.modelgateway.core.config.Http2Config;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.WriteBufferWaterMark;
@@ -38,7 +37,7 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  * Builds the server pipeline; reading it top to bottom is the request path. On HTTP/1.1:
  * <pre>
  *   request-timeouts  raw bytes: 408 for a request trickled in too slowly, close when idle too long
- *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects (header and line limits → decoder failures)
+ *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects, ClientHttpCodec (header and line limits → decoder failures)
  *   answer-boundary   tells the whole pipeline when a request was read whole and its answer written whole
  *   head-validator    HTTP version (505), Host (400), absolute-form target → its path
  *   stream-guard      keep-alive pings on idle streams (GD-11); ends answers cleanly when draining
@@ -198,13 +197,18 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         RequestTimeouts timeouts = new RequestTimeouts(server.requestTimeoutMs(), server.idleTimeoutMs());
         p.addLast(PipelineNames.REQUEST_TIMEOUTS, timeouts);
         p.addLast(PipelineNames.CHUNK_FRAMES, ChunkFrameUnwrapper.INSTANCE);
-        p.addLast(PipelineNames.HTTP_CODEC, new HttpServerCodec(new HttpDecoderConfig()
+        p.addLast(PipelineNames.HTTP_CODEC, new ClientHttpCodec(clientDecoderConfig()));
+        addAnswerHandlers(p, false);
+    }
+
+    /** How a client's HTTP/1.1 requests are read: their limits, and headers checked as they are decoded. */
+    static HttpDecoderConfig clientDecoderConfig() {
+        return new HttpDecoderConfig()
                 .setHeadersFactory(ArrayHttpHeaders.VALIDATING)
                 .setTrailersFactory(ArrayHttpHeaders.VALIDATING_TRAILERS)
                 .setMaxInitialLineLength(MAX_INITIAL_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
-                .setMaxChunkSize(65536)));
-        addAnswerHandlers(p, false);
+                .setMaxChunkSize(65536);
     }
 
     /**
