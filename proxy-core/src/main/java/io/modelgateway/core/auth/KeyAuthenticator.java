@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.cert.X509Certificate;
+import java.util.Arrays;
 import java.util.Iterator;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.security.auth.x500.X500Principal;
@@ -39,10 +40,10 @@ import javax.security.auth.x500.X500Principal;
 public final class KeyAuthenticator extends RequestStep {
     public static final AsciiString X_API_KEY = AsciiString.cached("x-api-key");
 
-    private static final FastThreadLocal<MessageDigest> SHA256 = new FastThreadLocal<>() {
+    private static final FastThreadLocal<Presented> PRESENTED = new FastThreadLocal<>() {
         @Override
-        protected MessageDigest initialValue() throws NoSuchAlgorithmException {
-            return MessageDigest.getInstance("SHA-256");
+        protected Presented initialValue() {
+            return new Presented();
         }
     };
 
@@ -105,48 +106,76 @@ public final class KeyAuthenticator extends RequestStep {
     @Override
     protected GatewayError check(GatewayRequest request) {
         HttpHeaders h = request.headers();
-        String bearer = null;
-        for (Iterator<String> it = h.valueStringIterator(HttpHeaderNames.AUTHORIZATION); it.hasNext(); ) {
-            String b = bearer(it.next());
-            if (isEmpty(b)) {
-                continue;
+        Presented p = PRESENTED.get();
+        try {
+            // Each credential is found as a region of its header's value (trimmed, "Bearer " cut off): no String
+            // is made of a key on the common path, one line of one of the two headers.
+            CharSequence bearer = null;
+            int bearerStart = 0;
+            int bearerEnd = 0;
+            if (h.contains(HttpHeaderNames.AUTHORIZATION)) {
+                for (Iterator<? extends CharSequence> it = h.valueCharSequenceIterator(HttpHeaderNames.AUTHORIZATION);
+                        it.hasNext(); ) {
+                    CharSequence v = it.next();
+                    int start = trimStart(v, 0, v.length());
+                    int end = trimEnd(v, start, v.length());
+                    if (end - start > 7 && AsciiString.regionMatches(v, true, start, "Bearer ", 0, 7)) {
+                        start = trimStart(v, start + 7, end);
+                        end = trimEnd(v, start, end);
+                    } // a bare value is treated as the key, and fails like any wrong key
+                    if (start == end) {
+                        continue; // empty counts as absent
+                    }
+                    if (bearer != null && !sameRegion(bearer, bearerStart, bearerEnd, v, start, end)) {
+                        return conflict("two Authorization headers carry different keys");
+                    }
+                    bearer = v;
+                    bearerStart = start;
+                    bearerEnd = end;
+                }
             }
-            if (bearer != null && !bearer.equals(b)) {
-                return conflict("two Authorization headers carry different keys");
+            CharSequence apiKey = null;
+            int apiKeyStart = 0;
+            int apiKeyEnd = 0;
+            if (h.contains(X_API_KEY)) {
+                for (Iterator<? extends CharSequence> it = h.valueCharSequenceIterator(X_API_KEY); it.hasNext(); ) {
+                    CharSequence v = it.next();
+                    int start = trimStart(v, 0, v.length());
+                    int end = trimEnd(v, start, v.length());
+                    if (start == end) {
+                        continue;
+                    }
+                    if (apiKey != null && !sameRegion(apiKey, apiKeyStart, apiKeyEnd, v, start, end)) {
+                        return conflict("two x-api-key headers carry different keys");
+                    }
+                    apiKey = v;
+                    apiKeyStart = start;
+                    apiKeyEnd = end;
+                }
             }
-            bearer = b;
-        }
-        String apiKey = null;
-        for (Iterator<String> it = h.valueStringIterator(X_API_KEY); it.hasNext(); ) {
-            String k = it.next().trim();
-            if (k.isEmpty()) {
-                continue;
+            boolean anthropic = request.style() == ApiStyle.ANTHROPIC;
+            if (bearer == null && apiKey == null) {
+                return new GatewayError(ErrorKind.AUTHENTICATION, anthropic
+                        ? "x-api-key header is required"
+                        : "You didn't provide an API key. Provide it in the Authorization header (Bearer <key>).",
+                        null, "missing_api_key");
             }
-            if (apiKey != null && !apiKey.equals(k)) {
-                return conflict("two x-api-key headers carry different keys");
+            if (bearer != null && apiKey != null
+                    && !sameRegion(bearer, bearerStart, bearerEnd, apiKey, apiKeyStart, apiKeyEnd)) {
+                return conflict("Authorization and x-api-key carry different keys");
             }
-            apiKey = k;
+            KeyConfig key = bearer != null
+                    ? request.config().findKey(p.sha256(bearer, bearerStart, bearerEnd))
+                    : request.config().findKey(p.sha256(apiKey, apiKeyStart, apiKeyEnd));
+            if (key == null) {
+                return new GatewayError(ErrorKind.AUTHENTICATION, anthropic ? "invalid x-api-key"
+                        : "Incorrect API key provided.", null, "invalid_api_key");
+            }
+            request.key(key);
+            return null;
+        } finally {
+            p.clear();
         }
-        boolean anthropic = request.style() == ApiStyle.ANTHROPIC;
-        if (bearer == null && apiKey == null) {
-            return new GatewayError(ErrorKind.AUTHENTICATION, anthropic
-                    ? "x-api-key header is required"
-                    : "You didn't provide an API key. Provide it in the Authorization header (Bearer <key>).",
-                    null, "missing_api_key");
-        }
-        if (bearer != null && apiKey != null && !bearer.equals(apiKey)) {
-            return conflict("Authorization and x-api-key carry different keys");
-        }
-        String presented = bearer == null ? apiKey : bearer;
-        MessageDigest md = SHA256.get();
-        byte[] hash = md.digest(presented.getBytes(StandardCharsets.UTF_8));
-        KeyConfig key = request.config().findKey(hash);
-        if (key == null) {
-            return new GatewayError(ErrorKind.AUTHENTICATION, anthropic ? "invalid x-api-key"
-                    : "Incorrect API key provided.", null, "invalid_api_key");
-        }
-        request.key(key);
-        return null;
     }
 
     private static GatewayError conflict(String what) {
@@ -154,18 +183,92 @@ public final class KeyAuthenticator extends RequestStep {
                 "invalid_api_key");
     }
 
-    private static String bearer(String authorization) {
-        if (authorization == null) {
-            return null;
+    /** The first index from {@code start} whose char is not one {@link String#trim()} removes. */
+    private static int trimStart(CharSequence v, int start, int end) {
+        while (start < end && v.charAt(start) <= ' ') {
+            start++;
         }
-        String a = authorization.trim();
-        if (a.length() > 7 && a.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return a.substring(7).trim();
-        }
-        return a.isEmpty() ? null : a; // a bare value is treated as the key, and fails like any wrong key
+        return start;
     }
 
-    private static boolean isEmpty(String s) {
-        return s == null || s.isEmpty();
+    /** The end of {@code v[start, end)} without what {@link String#trim()} removes at its end. */
+    private static int trimEnd(CharSequence v, int start, int end) {
+        while (end > start && v.charAt(end - 1) <= ' ') {
+            end--;
+        }
+        return end;
+    }
+
+    private static boolean sameRegion(CharSequence a, int aStart, int aEnd, CharSequence b, int bStart, int bEnd) {
+        if (aEnd - aStart != bEnd - bStart) {
+            return false;
+        }
+        for (int i = 0; i < aEnd - aStart; i++) {
+            if (a.charAt(aStart + i) != b.charAt(bStart + i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * One event loop's scratch for hashing a presented key: its UTF-8 bytes and its SHA-256, both zeroed after each
+     * check (the key's bytes do not linger in a reused array), neither kept by the key lookup.
+     */
+    private static final class Presented {
+        /** Keys up to this many bytes are encoded into the reused array; a longer one (rare, hostile) gets its own. */
+        private static final int REUSED_BYTES = 256;
+
+        private final MessageDigest md;
+        private final byte[] bytes = new byte[REUSED_BYTES];
+        private final byte[] hash = new byte[32];
+        private int used;
+
+        Presented() {
+            try {
+                md = MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e); // every Java runtime has SHA-256
+            }
+        }
+
+        /** The SHA-256 of the UTF-8 bytes of {@code v[start, end)}, as {@code String.getBytes(UTF_8)} encodes them. */
+        byte[] sha256(CharSequence v, int start, int end) {
+            int n = end - start;
+            if (n <= REUSED_BYTES) {
+                int i = 0;
+                while (i < n) {
+                    char c = v.charAt(start + i);
+                    if (c >= 0x80) {
+                        break;
+                    }
+                    bytes[i++] = (byte) c;
+                }
+                used = i;
+                if (i == n) {
+                    md.update(bytes, 0, n);
+                    return digest();
+                }
+            }
+            // Not ASCII, or long: String's own encoder (unpaired surrogates and all).
+            md.update(v.subSequence(start, end).toString().getBytes(StandardCharsets.UTF_8));
+            return digest();
+        }
+
+        private byte[] digest() {
+            try {
+                md.digest(hash, 0, hash.length);
+            } catch (java.security.DigestException e) {
+                throw new IllegalStateException(e); // the array holds a SHA-256
+            }
+            return hash;
+        }
+
+        void clear() {
+            Arrays.fill(bytes, 0, used, (byte) 0);
+            Arrays.fill(hash, (byte) 0);
+            used = 0;
+            md.reset();
+        }
     }
 }

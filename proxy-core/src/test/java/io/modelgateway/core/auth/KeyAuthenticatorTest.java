@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.core.config.ConfigLoader;
 import io.modelgateway.core.server.GatewayContext;
+import io.modelgateway.core.upstream.UpstreamPools;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.testing.Embedded;
 import io.modelgateway.core.testing.TestGateway;
@@ -13,6 +15,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class KeyAuthenticatorTest {
@@ -117,5 +120,57 @@ class KeyAuthenticatorTest {
         ch.writeInbound("not a request");
         assertThat((Object) ch.readInbound()).isEqualTo("not a request");
         assertThat(ApiStyle.values()).isNotEmpty();
+    }
+    /**
+     * A key is found by the SHA-256 of its UTF-8 bytes however it is written in the header (the Bearer scheme in any
+     * case, blanks after it) and whatever it holds: characters past ASCII (as a header value holds them: ISO-8859-1),
+     * more than the 256 bytes hashed from the reused array, non-ASCII past that many. The configured hash is the
+     * config loader's, of the key as a String.
+     */
+    @Test
+    void anyKey_anyWayItIsWritten_isFoundByTheHashOfItsUtf8Bytes() throws Exception {
+        String[] keys = {"sk-\u00fcn\u00efc\u00f8d\u00e9-\u00bf\u00a9\u00ff", "sk-" + "a".repeat(300),
+                "sk-" + "b".repeat(200) + "\u00e9" + "c".repeat(100), "sk-" + "d".repeat(253)};
+        for (String key : keys) {
+            GatewayContext c = new GatewayContext(ConfigLoader.parse(TestGateway.simulatorConfig(), "test.yaml",
+                    Map.of("GATEWAY_KEY", key), "127.0.0.1:0"), new UpstreamPools());
+            EmbeddedChannel e = new EmbeddedChannel(new KeyAuthenticator(c.exchanges()));
+            try {
+                String[][] written = {{"authorization", "Bearer " + key}, {"authorization", "bearer  \t " + key},
+                        {"Authorization", "BEARER " + key}, {"x-api-key", key}, {"authorization", key}};
+                for (String[] h : written) {
+                    GatewayRequest req = new GatewayRequest(Embedded.request(HttpMethod.POST,
+                            Endpoint.CHAT_COMPLETIONS.gatewayPath(), "{}", h[0], h[1]), Endpoint.CHAT_COMPLETIONS,
+                            ApiStyle.OPENAI, "req_test", true, 0);
+                    req.config(c.config());
+                    e.writeInbound(req);
+                    GatewayRequest passed = e.readInbound();
+                    assertThat(passed).as(h[0] + ": " + h[1]).isNotNull();
+                    assertThat(passed.key().name()).isEqualTo("test");
+                    passed.release();
+                }
+                // One character off, at its end: refused (and the next check starts from a clean digest).
+                GatewayRequest wrong = new GatewayRequest(Embedded.request(HttpMethod.POST,
+                        Endpoint.CHAT_COMPLETIONS.gatewayPath(), "{}", "authorization",
+                        "Bearer " + key.substring(0, key.length() - 1) + "x"), Endpoint.CHAT_COMPLETIONS,
+                        ApiStyle.OPENAI, "req_test", true, 0);
+                wrong.config(c.config());
+                e.writeInbound(wrong);
+                FullHttpResponse r = e.readOutbound();
+                assertThat(r.status().code()).isEqualTo(401);
+                r.release();
+                GatewayRequest again = new GatewayRequest(Embedded.request(HttpMethod.POST,
+                        Endpoint.CHAT_COMPLETIONS.gatewayPath(), "{}", "x-api-key", key), Endpoint.CHAT_COMPLETIONS,
+                        ApiStyle.OPENAI, "req_test", true, 0);
+                again.config(c.config());
+                e.writeInbound(again);
+                GatewayRequest passed = e.readInbound();
+                assertThat(passed.key().name()).isEqualTo("test");
+                passed.release();
+            } finally {
+                assertThat(e.finishAndReleaseAll()).isFalse();
+                c.pools().close();
+            }
+        }
     }
 }
