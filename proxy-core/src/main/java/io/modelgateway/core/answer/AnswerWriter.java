@@ -9,6 +9,7 @@ import io.modelgateway.codecs.translate.ResponseTranslator;
 import io.modelgateway.codecs.translate.StreamTranslator;
 import io.modelgateway.codecs.usage.InputTokenCounter;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.AnswerStart;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.ChunkFrame;
@@ -38,6 +39,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -267,7 +269,8 @@ public final class AnswerWriter {
         if (code >= 400 && offerAtHead(code, headers)) {
             return;
         }
-        String contentType = headers.get(HttpHeaderNames.CONTENT_TYPE);
+        // As held by the decoder (a view into the head it read), not copied into a String: both go out unchanged.
+        CharSequence contentType = ArrayHttpHeaders.firstValue(headers, HttpHeaderNames.CONTENT_TYPE);
         if (code == 401 || code == 403) {
             // Our provider credentials were refused: the caller's key is fine, so never a 401 to them (contract 8.10).
             LOG.warning("upstream " + provider + " refused the provider credentials with " + code);
@@ -282,7 +285,7 @@ public final class AnswerWriter {
             return;
         }
         hook.onAnswerStarted();
-        if (contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
+        if (contentType != null && AsciiString.regionMatches(contentType, true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
             accounting.stream();
             StreamTranslator streamTranslator = translator == null ? null : translator.newStream(ctx.alloc());
@@ -306,7 +309,7 @@ public final class AnswerWriter {
         if (contentType != null) {
             h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
         }
-        String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
+        CharSequence length = ArrayHttpHeaders.firstValue(headers, HttpHeaderNames.CONTENT_LENGTH);
         if (length != null) {
             h.set(HttpHeaderNames.CONTENT_LENGTH, length);
         } else {

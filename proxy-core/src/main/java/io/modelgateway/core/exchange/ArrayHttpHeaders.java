@@ -94,6 +94,15 @@ public final class ArrayHttpHeaders extends HttpHeaders {
         return i < 0 ? null : kv[2 * i + 1];
     }
 
+    /**
+     * The first value of {@code name} in {@code headers} as it is held, or null: for an {@code ArrayHttpHeaders} no
+     * {@code String} is made of it (a decoder's value is a view into the head it read), for other headers
+     * {@link HttpHeaders#get(CharSequence)}.
+     */
+    public static CharSequence firstValue(HttpHeaders headers, CharSequence name) {
+        return headers instanceof ArrayHttpHeaders a ? a.first(name) : headers.get(name);
+    }
+
     @Override
     public String get(String name) {
         return get((CharSequence) name);
