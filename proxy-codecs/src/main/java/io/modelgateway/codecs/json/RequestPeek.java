@@ -534,33 +534,34 @@ public final class RequestPeek {
         int i = 0;
         JsonToken t;
         while ((t = next()) != JsonToken.END_ARRAY) {
-            String path = "messages[" + i + "]";
+            // The path (messages[i]) is made only for an error: a request's messages do not each cost a String.
             if (t != JsonToken.START_OBJECT) {
-                invalidType(path, "an object", t);
+                invalidType(messagePath(i), "an object", t);
                 return;
             }
             String role = null;
             DuplicateKeys.Names names = innerNames();
             while (next() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
-                if (!firstTime(names, field, path, -1)) {
+                if (!firstTime(names, field, "messages", i)) {
                     return;
                 }
                 JsonToken fv = next();
                 if (field.equals("role") && fv == JsonToken.VALUE_STRING) {
-                    role = parser.getText();
+                    role = roleText();
                 } else if (field.equals("role") && fv != JsonToken.VALUE_NULL) {
-                    invalidType(path + ".role", "a string", fv);
+                    invalidType(messagePath(i) + ".role", "a string", fv);
                     return;
                 } else {
                     skip(fv);
                 }
             }
             if (role == null) {
-                missing(path + ".role");
+                missing(messagePath(i) + ".role");
                 return;
             }
             if (!roleAllowed(role, anthropic, systemRoleAllowed)) {
+                String path = messagePath(i);
                 String code = "function".equals(role) ? "unsupported_value" : "invalid_value";
                 String allowed = anthropic
                         ? (systemRoleAllowed ? "'user', 'assistant' or 'system'" : "'user' or 'assistant'")
@@ -575,6 +576,35 @@ public final class RequestPeek {
             fail(GatewayError.invalid("Invalid value for 'messages': must contain at least one message.",
                     "messages", "invalid_value"));
         }
+    }
+
+    /** The roles {@link #roleAllowed} knows (and one it names in a refusal), matched without making a String. */
+    private static final String[] ROLES = {"user", "assistant", "system", "developer", "tool", "function"};
+
+    /** The current string value: one of {@link #ROLES} when it spells one, else a new String of it. */
+    private String roleText() throws IOException {
+        char[] c = parser.getTextCharacters();
+        int at = parser.getTextOffset();
+        int length = parser.getTextLength();
+        for (String r : ROLES) {
+            if (r.length() == length && spells(r, c, at)) {
+                return r;
+            }
+        }
+        return parser.getText();
+    }
+
+    private static boolean spells(String s, char[] c, int at) {
+        for (int k = 0; k < s.length(); k++) {
+            if (c[at + k] != s.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String messagePath(int i) {
+        return "messages[" + i + "]";
     }
 
     private static boolean roleAllowed(String role, boolean anthropic, boolean systemRoleAllowed) {

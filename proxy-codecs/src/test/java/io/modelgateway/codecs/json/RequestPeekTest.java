@@ -140,6 +140,37 @@ class RequestPeekTest {
         assertThat(p.error().param()).isEqualTo("max_tokens");
     }
 
+    /** Each message's role, however it is escaped, is checked; a refusal names the message and the role. */
+    @Test
+    void peek_roles_escapedOrNot_areCheckedPerMessage_andARefusalNamesThem() {
+        String ok = "{\"model\":\"m\",\"messages\":[{\"role\":\"system\"},{\"role\":\"\\u0075ser\"},"
+                + "{\"role\":\"assistant\"},{\"role\":\"tool\"},{\"role\":\"developer\"}]}";
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS, ok).ok()).isTrue();
+        RequestPeek typo = peek(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"},{\"role\":\"assistent\"}]}");
+        assertThat(typo.error().param()).isEqualTo("messages[1].role");
+        assertThat(typo.error().message()).contains("'assistent'");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"},{\"role\":\"User\"}]}").error().param())
+                .isEqualTo("messages[1].role");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"},{\"role\":\"use\"}]}").error().param())
+                .isEqualTo("messages[1].role");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"},{\"role\":\"users\"}]}").error().param())
+                .isEqualTo("messages[1].role");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"},{\"content\":\"x\"}]}").error().param())
+                .isEqualTo("messages[1].role");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\"},{\"role\":\"user\"},7]}").error().param())
+                .isEqualTo("messages[2]");
+        assertThat(peek(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\":\"m\",\"messages\":[{\"role\":true}]}").error().param()).isEqualTo("messages[0].role");
+        assertThat(peek(Endpoint.MESSAGES, "{\"model\":\"m\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\"},"
+                + "{\"role\":\"tool\"}]}").error().param()).isEqualTo("messages[1].role");
+    }
+
     @Test
     void peek_systemRoleInMessages_dependsOnVersion() {
         String body = "{\"model\":\"x\",\"max_tokens\":5,\"messages\":[{\"role\":\"system\",\"content\":\"s\"},"
