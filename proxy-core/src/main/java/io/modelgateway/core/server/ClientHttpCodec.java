@@ -1,6 +1,7 @@
 package io.modelgateway.core.server;
 
 import io.modelgateway.core.auth.KeyAuthenticator;
+import io.modelgateway.core.exchange.SharedNames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
@@ -14,7 +15,6 @@ import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.util.AsciiString;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -53,25 +53,7 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
             AsciiString.cached("X-Request-Id"), AsciiString.cached("Origin"),
     };
 
-    /** {@link #SHARED_NAMES} by length: the names of length n, and their bytes. */
-    private static final AsciiString[][] BY_LENGTH;
-    private static final byte[][][] BYTES_BY_LENGTH;
-
-    static {
-        int longest = 0;
-        for (AsciiString n : SHARED_NAMES) {
-            longest = Math.max(longest, n.length());
-        }
-        BY_LENGTH = new AsciiString[longest + 1][0];
-        BYTES_BY_LENGTH = new byte[longest + 1][0][];
-        for (AsciiString n : SHARED_NAMES) {
-            int l = n.length();
-            BY_LENGTH[l] = Arrays.copyOf(BY_LENGTH[l], BY_LENGTH[l].length + 1);
-            BY_LENGTH[l][BY_LENGTH[l].length - 1] = n;
-            BYTES_BY_LENGTH[l] = Arrays.copyOf(BYTES_BY_LENGTH[l], BYTES_BY_LENGTH[l].length + 1);
-            BYTES_BY_LENGTH[l][BYTES_BY_LENGTH[l].length - 1] = n.toByteArray();
-        }
-    }
+    private static final SharedNames SHARED = new SharedNames(SHARED_NAMES);
 
     /** The methods of the requests decoded and not answered yet, oldest first (pipelined requests queue here). */
     private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>(2);
@@ -82,16 +64,7 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
 
     /** The shared name spelled as {@code line[start, start + length)}, or null. */
     static AsciiString sharedName(byte[] line, int start, int length) {
-        if (length >= BY_LENGTH.length) {
-            return null;
-        }
-        byte[][] candidates = BYTES_BY_LENGTH[length];
-        for (int i = 0; i < candidates.length; i++) {
-            if (Arrays.equals(candidates[i], 0, length, line, start, start + length)) {
-                return BY_LENGTH[length][i];
-            }
-        }
-        return null;
+        return SHARED.find(line, start, length);
     }
 
     private final class Decoder extends HttpRequestDecoder {

@@ -1,6 +1,7 @@
 package io.modelgateway.core.upstream;
 
 import io.modelgateway.core.exchange.ArrayHttpHeaders;
+import io.modelgateway.core.exchange.SharedNames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -75,7 +76,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
     private static final HttpResponseStatus REFUSED = new HttpResponseStatus(999, "Refused");
     private static final AsciiString CHUNKED = AsciiString.cached("chunked");
     /** Names an upstream commonly sends, shared when spelled exactly so (lower case, as HTTP/2 and most APIs do). */
-    private static final AsciiString[] KNOWN = {
+    private static final SharedNames KNOWN = new SharedNames(
             HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.TRANSFER_ENCODING,
             HttpHeaderNames.CONNECTION, HttpHeaderNames.DATE, HttpHeaderNames.SERVER, HttpHeaderNames.CACHE_CONTROL,
             HttpHeaderNames.KEEP_ALIVE, HttpHeaderNames.RETRY_AFTER, HttpHeaderNames.VARY, HttpHeaderNames.SET_COOKIE,
@@ -86,8 +87,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             AsciiString.cached("x-content-type-options"), AsciiString.cached("anthropic-organization-id"),
             AsciiString.cached("x-ratelimit-limit-requests"), AsciiString.cached("x-ratelimit-limit-tokens"),
             AsciiString.cached("x-ratelimit-remaining-requests"), AsciiString.cached("x-ratelimit-remaining-tokens"),
-            AsciiString.cached("x-ratelimit-reset-requests"), AsciiString.cached("x-ratelimit-reset-tokens"),
-    };
+            AsciiString.cached("x-ratelimit-reset-requests"), AsciiString.cached("x-ratelimit-reset-tokens"));
 
     private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILER, TO_CLOSE, REFUSED }
 
@@ -392,24 +392,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
     }
 
     private static CharSequence name(byte[] h, int start, int end) {
-        int n = end - start;
-        for (AsciiString k : KNOWN) {
-            if (k.length() == n && k.byteAt(0) == h[start] && same(k, h, start, n)) {
-                return k;
-            }
-        }
-        return view(h, start, end);
-    }
-
-    private static boolean same(AsciiString k, byte[] h, int start, int n) {
-        byte[] a = k.array();
-        int o = k.arrayOffset();
-        for (int i = 0; i < n; i++) {
-            if (a[o + i] != h[start + i]) {
-                return false;
-            }
-        }
-        return true;
+        AsciiString known = KNOWN.find(h, start, end - start);
+        return known != null ? known : view(h, start, end);
     }
 
     private static AsciiString view(byte[] h, int start, int end) {
