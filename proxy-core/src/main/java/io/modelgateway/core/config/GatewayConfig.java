@@ -111,7 +111,8 @@ public record GatewayConfig(
 
     /**
      * The key whose hash is {@code sha256}, or null: a map lookup by digest, then a constant-time compare
-     * ({@link KeyIndex} says why that tells a caller nothing the hash does not).
+     * ({@link KeyIndex} says why that tells a caller nothing the hash does not). The array is not kept: the key check
+     * passes one it reuses and zeroes.
      */
     public KeyConfig findKey(byte[] sha256) {
         return ((KeyIndex) keys).find(sha256);
