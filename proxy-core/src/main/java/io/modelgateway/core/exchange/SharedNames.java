@@ -22,6 +22,9 @@ public final class SharedNames {
         bytes = new byte[longest + 1][0][];
         for (AsciiString n : shared) {
             int l = n.length();
+            if (l == 0) {
+                throw new IllegalArgumentException("an empty name");
+            }
             if (find(n.toByteArray(), 0, l) != null) {
                 throw new IllegalArgumentException("named twice: " + n);
             }
@@ -38,8 +41,15 @@ public final class SharedNames {
             return null;
         }
         byte[][] candidates = bytes[length];
+        if (candidates.length == 0) {
+            return null;
+        }
+        byte first = b[start];
+        byte last = b[start + length - 1];
         for (int i = 0; i < candidates.length; i++) {
-            if (Arrays.equals(candidates[i], 0, length, b, start, start + length)) {
+            byte[] c = candidates[i];
+            // The ends first: most names that are not shared differ there, at the cost of two loads.
+            if (c[0] == first && c[length - 1] == last && Arrays.equals(c, 0, length, b, start, start + length)) {
                 return names[length][i];
             }
         }

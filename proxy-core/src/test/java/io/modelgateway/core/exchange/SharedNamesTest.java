@@ -28,6 +28,9 @@ class SharedNamesTest {
         assertThat((Object) names.find(line, 5, 5)).isNull(); // hosts
         assertThat((Object) names.find(line, 11, 4)).isNull(); // hast
         assertThat((Object) names.find(line, 16, 12)).isNull(); // authorizatio
+        assertThat((Object) names.find("dost hosd".getBytes(StandardCharsets.US_ASCII), 0, 4)).isNull(); // first byte
+        assertThat((Object) names.find("dost hosd".getBytes(StandardCharsets.US_ASCII), 5, 4)).isNull(); // last byte
+        assertThat((Object) names.find("hxst".getBytes(StandardCharsets.US_ASCII), 0, 4)).isNull(); // inside
         assertThat((Object) names.find(new byte[64], 0, 64)).isNull(); // longer than every name
         assertThat((Object) names.find(new byte[0], 0, 0)).isNull();
     }
@@ -36,5 +39,6 @@ class SharedNamesTest {
     void aNameGivenTwice_isRefused() {
         assertThatThrownBy(() -> new SharedNames(HOST, AsciiString.cached("host")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host");
+        assertThatThrownBy(() -> new SharedNames(AsciiString.EMPTY_STRING)).isInstanceOf(IllegalArgumentException.class);
     }
 }
