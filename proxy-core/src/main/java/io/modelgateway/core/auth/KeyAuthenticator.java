@@ -110,63 +110,25 @@ public final class KeyAuthenticator extends RequestStep {
         try {
             // Each credential is found as a region of its header's value (trimmed, "Bearer " cut off): no String
             // is made of a key on the common path, one line of one of the two headers.
-            CharSequence bearer = null;
-            int bearerStart = 0;
-            int bearerEnd = 0;
-            if (h.contains(HttpHeaderNames.AUTHORIZATION)) {
-                for (Iterator<? extends CharSequence> it = h.valueCharSequenceIterator(HttpHeaderNames.AUTHORIZATION);
-                        it.hasNext(); ) {
-                    CharSequence v = it.next();
-                    int start = trimStart(v, 0, v.length());
-                    int end = trimEnd(v, start, v.length());
-                    if (end - start > 7 && AsciiString.regionMatches(v, true, start, "Bearer ", 0, 7)) {
-                        start = trimStart(v, start + 7, end);
-                        end = trimEnd(v, start, end);
-                    } // a bare value is treated as the key, and fails like any wrong key
-                    if (start == end) {
-                        continue; // empty counts as absent
-                    }
-                    if (bearer != null && !sameRegion(bearer, bearerStart, bearerEnd, v, start, end)) {
-                        return conflict("two Authorization headers carry different keys");
-                    }
-                    bearer = v;
-                    bearerStart = start;
-                    bearerEnd = end;
-                }
+            GatewayError conflict = p.bearer.find(h, HttpHeaderNames.AUTHORIZATION, true,
+                    "two Authorization headers carry different keys");
+            if (conflict == null) {
+                conflict = p.apiKey.find(h, X_API_KEY, false, "two x-api-key headers carry different keys");
             }
-            CharSequence apiKey = null;
-            int apiKeyStart = 0;
-            int apiKeyEnd = 0;
-            if (h.contains(X_API_KEY)) {
-                for (Iterator<? extends CharSequence> it = h.valueCharSequenceIterator(X_API_KEY); it.hasNext(); ) {
-                    CharSequence v = it.next();
-                    int start = trimStart(v, 0, v.length());
-                    int end = trimEnd(v, start, v.length());
-                    if (start == end) {
-                        continue;
-                    }
-                    if (apiKey != null && !sameRegion(apiKey, apiKeyStart, apiKeyEnd, v, start, end)) {
-                        return conflict("two x-api-key headers carry different keys");
-                    }
-                    apiKey = v;
-                    apiKeyStart = start;
-                    apiKeyEnd = end;
-                }
+            if (conflict != null) {
+                return conflict;
             }
             boolean anthropic = request.style() == ApiStyle.ANTHROPIC;
-            if (bearer == null && apiKey == null) {
+            if (p.bearer.value == null && p.apiKey.value == null) {
                 return new GatewayError(ErrorKind.AUTHENTICATION, anthropic
                         ? "x-api-key header is required"
                         : "You didn't provide an API key. Provide it in the Authorization header (Bearer <key>).",
                         null, "missing_api_key");
             }
-            if (bearer != null && apiKey != null
-                    && !sameRegion(bearer, bearerStart, bearerEnd, apiKey, apiKeyStart, apiKeyEnd)) {
+            if (p.bearer.value != null && p.apiKey.value != null && !p.bearer.same(p.apiKey)) {
                 return conflict("Authorization and x-api-key carry different keys");
             }
-            KeyConfig key = bearer != null
-                    ? request.config().findKey(p.sha256(bearer, bearerStart, bearerEnd))
-                    : request.config().findKey(p.sha256(apiKey, apiKeyStart, apiKeyEnd));
+            KeyConfig key = request.config().findKey(p.sha256(p.bearer.value != null ? p.bearer : p.apiKey));
             if (key == null) {
                 return new GatewayError(ErrorKind.AUTHENTICATION, anthropic ? "invalid x-api-key"
                         : "Incorrect API key provided.", null, "invalid_api_key");
@@ -199,18 +161,6 @@ public final class KeyAuthenticator extends RequestStep {
         return end;
     }
 
-    private static boolean sameRegion(CharSequence a, int aStart, int aEnd, CharSequence b, int bStart, int bEnd) {
-        if (aEnd - aStart != bEnd - bStart) {
-            return false;
-        }
-        for (int i = 0; i < aEnd - aStart; i++) {
-            if (a.charAt(aStart + i) != b.charAt(bStart + i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /**
      * One event loop's scratch for hashing a presented key: its UTF-8 bytes and its SHA-256, both zeroed after each
      * check (the key's bytes do not linger in a reused array), neither kept by the key lookup.
@@ -219,6 +169,9 @@ public final class KeyAuthenticator extends RequestStep {
         /** Keys up to this many bytes are encoded into the reused array; a longer one (rare, hostile) gets its own. */
         private static final int REUSED_BYTES = 256;
 
+        /** The key of the Authorization lines, and of the x-api-key lines (null value: none). */
+        final Region bearer = new Region();
+        final Region apiKey = new Region();
         private final MessageDigest md;
         private final byte[] bytes = new byte[REUSED_BYTES];
         private final byte[] hash = new byte[32];
@@ -232,8 +185,11 @@ public final class KeyAuthenticator extends RequestStep {
             }
         }
 
-        /** The SHA-256 of the UTF-8 bytes of {@code v[start, end)}, as {@code String.getBytes(UTF_8)} encodes them. */
-        byte[] sha256(CharSequence v, int start, int end) {
+        /** The SHA-256 of the UTF-8 bytes of {@code key}, as {@code String.getBytes(UTF_8)} encodes them. */
+        byte[] sha256(Region key) {
+            CharSequence v = key.value;
+            int start = key.start;
+            int end = key.end;
             int n = end - start;
             if (n <= REUSED_BYTES) {
                 int i = 0;
@@ -265,10 +221,66 @@ public final class KeyAuthenticator extends RequestStep {
         }
 
         void clear() {
+            bearer.value = null;
+            apiKey.value = null;
             Arrays.fill(bytes, 0, used, (byte) 0);
             Arrays.fill(hash, (byte) 0);
             used = 0;
             md.reset();
+        }
+    }
+
+    /** Where a credential is: {@code value[start, end)}, or no value. */
+    private static final class Region {
+        CharSequence value;
+        int start;
+        int end;
+
+        /**
+         * Reads the lines of {@code name} (trimmed; with {@code bearerScheme}, a leading "Bearer " cut off, else the
+         * bare value is the key and fails like any wrong key); empty ones count as absent. Two different keys:
+         * the conflict, {@code twoKeys}; else null, with the key here (or no value).
+         */
+        GatewayError find(HttpHeaders h, CharSequence name, boolean bearerScheme, String twoKeys) {
+            value = null;
+            if (!h.contains(name)) {
+                return null;
+            }
+            for (Iterator<? extends CharSequence> it = h.valueCharSequenceIterator(name); it.hasNext(); ) {
+                CharSequence v = it.next();
+                int s = trimStart(v, 0, v.length());
+                int e = trimEnd(v, s, v.length());
+                if (bearerScheme && e - s > 7 && AsciiString.regionMatches(v, true, s, "Bearer ", 0, 7)) {
+                    s = trimStart(v, s + 7, e);
+                    e = trimEnd(v, s, e);
+                }
+                if (s == e) {
+                    continue;
+                }
+                if (value != null && !same(v, s, e)) {
+                    return conflict(twoKeys);
+                }
+                value = v;
+                start = s;
+                end = e;
+            }
+            return null;
+        }
+
+        boolean same(Region o) {
+            return same(o.value, o.start, o.end);
+        }
+
+        private boolean same(CharSequence b, int bStart, int bEnd) {
+            if (end - start != bEnd - bStart) {
+                return false;
+            }
+            for (int i = 0; i < end - start; i++) {
+                if (value.charAt(start + i) != b.charAt(bStart + i)) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 }

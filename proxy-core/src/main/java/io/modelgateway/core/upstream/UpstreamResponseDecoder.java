@@ -117,18 +117,26 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         handOnPieces(ctx, in, out);
     }
 
+    /** Hands on what {@code in} holds of the {@link #remaining} bytes of a counted body or chunk; false when none. */
+    private boolean counted(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        int n = (int) Math.min(remaining, in.readableBytes());
+        if (n == 0) {
+            return false;
+        }
+        piece(ctx, in, n, out);
+        remaining -= n;
+        return true;
+    }
+
     /** One step of the state machine; false when it needs more bytes. */
     private boolean step(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         switch (state) {
             case HEAD:
                 return readHead(ctx, in, out);
             case FIXED: {
-                int n = (int) Math.min(remaining, in.readableBytes());
-                if (n == 0) {
+                if (!counted(ctx, in, out)) {
                     return false;
                 }
-                piece(ctx, in, n, out);
-                remaining -= n;
                 if (remaining == 0) {
                     end(ctx, in, out, LastHttpContent.EMPTY_LAST_CONTENT);
                 }
@@ -145,12 +153,9 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             case CHUNK_SIZE:
                 return readChunkSize(in);
             case CHUNK_DATA: {
-                int n = (int) Math.min(remaining, in.readableBytes());
-                if (n == 0) {
+                if (!counted(ctx, in, out)) {
                     return false;
                 }
-                piece(ctx, in, n, out);
-                remaining -= n;
                 if (remaining == 0) {
                     state = State.CHUNK_END;
                 }
