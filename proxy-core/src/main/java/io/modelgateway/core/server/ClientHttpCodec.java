@@ -1,12 +1,15 @@
 package io.modelgateway.core.server;
 
 import io.modelgateway.core.auth.KeyAuthenticator;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.SharedNames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
@@ -20,13 +23,19 @@ import java.util.List;
 /**
  * The HTTP/1.1 codec of a client connection: Netty's request decoder and response encoder joined the way Netty's
  * {@code HttpServerCodec} joins them — the decoder notes each request's method, and the encoder gives the answer to
- * a {@code HEAD} no body and drops {@code Transfer-Encoding} from a 2xx to a {@code CONNECT} — with one difference:
- * a header name that clients commonly send, spelled exactly as in {@link #SHARED_NAMES}, is that one shared
- * {@link AsciiString} instead of a new one (and a copy of its bytes) per name per request. Netty's decoder shares
- * only {@code Host}, {@code Accept}, {@code Connection}, {@code Content-Type} and {@code Content-Length}, spelled so;
- * the official SDKs send their names in lower case, a dozen of them per request (proxy-bench/README.md, issue #13).
- * Which names a request carries, their spelling and their values are exactly what Netty's decoder reads; only the
- * objects differ.
+ * a {@code HEAD} no body and drops {@code Transfer-Encoding} from a 2xx to a {@code CONNECT} — with three differences
+ * in the objects a request is made of, none in what it holds:
+ * <ul>
+ *   <li>a header name that clients commonly send, spelled exactly as in {@link #SHARED_NAMES}, is that one shared
+ *       {@link AsciiString} instead of a new one (and a copy of its bytes) per name per request. Netty's decoder
+ *       shares only {@code Host}, {@code Accept}, {@code Connection}, {@code Content-Type} and
+ *       {@code Content-Length}, spelled so; the official SDKs send their names in lower case, a dozen of them per
+ *       request (proxy-bench/README.md, issue #13);</li>
+ *   <li>a request target spelled as the last one on the connection is that same String;</li>
+ *   <li>a request's headers are an {@link ArrayHttpHeaders} with room for as many as the last request on the
+ *       connection had, so that it is one array of the right size.</li>
+ * </ul>
+ * Which names a request carries, their spelling and their values are exactly what Netty's decoder reads.
  */
 public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequestDecoder, HttpResponseEncoder> {
     /** The names shared, as clients spell them: the SDKs' lower case, and the usual capitalised forms. */
@@ -58,8 +67,29 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
     /** The methods of the requests decoded and not answered yet, oldest first (pipelined requests queue here). */
     private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>(2);
 
+    /**
+     * How many headers the last request on this connection had: the next one gets an array that size (a client sends
+     * about the same head each time, and a dozen or more for the SDKs, past the first capacity of a head).
+     */
+    private int lastHeaderCount = 12;
+
+    /**
+     * {@code config}'s heads are made here, as {@link ArrayHttpHeaders#validating} heads sized to the connection's
+     * last request; its other settings are used as they are.
+     */
     public ClientHttpCodec(HttpDecoderConfig config) {
-        init(new Decoder(config), new Encoder());
+        HttpHeadersFactory heads = new HttpHeadersFactory() {
+            @Override
+            public HttpHeaders newHeaders() {
+                return ArrayHttpHeaders.validating(lastHeaderCount);
+            }
+
+            @Override
+            public HttpHeaders newEmptyHeaders() {
+                return ArrayHttpHeaders.validating(0);
+            }
+        };
+        init(new Decoder(config.clone().setHeadersFactory(heads)), new Encoder());
     }
 
     /** The shared name spelled as {@code line[start, start + length)}, or null. */
@@ -67,7 +97,23 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
         return SHARED.find(line, start, length);
     }
 
+    /** Whether {@code s} is {@code b[start, start + length)} read as ISO-8859-1 (as Netty's decoder reads a line). */
+    static boolean spells(String s, byte[] b, int start, int length) {
+        if (s.length() != length) {
+            return false;
+        }
+        for (int k = 0; k < length; k++) {
+            if (s.charAt(k) != (char) (b[start + k] & 0xff)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private final class Decoder extends HttpRequestDecoder {
+        /** The request target of the last request read, or null. */
+        private String lastTarget;
+
         Decoder(HttpDecoderConfig config) {
             super(config);
         }
@@ -79,8 +125,22 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
             for (int i = before; i < out.size(); i++) {
                 if (out.get(i) instanceof HttpRequest r) {
                     methods.add(r.method());
+                    lastHeaderCount = r.headers().size();
                 }
             }
+        }
+
+        /**
+         * The request target: the last one read on this connection when it is spelled the same (a client sends one
+         * path over and over), else a new String of it, as Netty's decoder makes.
+         */
+        @Override
+        protected String splitSecondWordInitialLine(byte[] sb, int start, int length) {
+            String last = lastTarget;
+            if (last != null && spells(last, sb, start, length)) {
+                return last;
+            }
+            return lastTarget = super.splitSecondWordInitialLine(sb, start, length);
         }
 
         @Override

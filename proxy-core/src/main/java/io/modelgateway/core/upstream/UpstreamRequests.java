@@ -3,6 +3,7 @@ package io.modelgateway.core.upstream;
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 import io.netty.buffer.ByteBuf;
@@ -36,7 +37,8 @@ final class UpstreamRequests {
             String upstreamModel, ByteBuf body) {
         FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
                 target.path(endpoint(provider, request), upstreamModel, request.peek().stream()),
-                body.retainedDuplicate(), HttpResponses.TRUSTED_HEADERS, HttpResponses.TRUSTED_HEADERS);
+                body.retainedDuplicate(), ArrayHttpHeaders.trusted(headerRoom(target, provider, request)),
+                ArrayHttpHeaders.trusted(0));
         HttpHeaders h = out.headers();
         h.set(HttpHeaderNames.HOST, target.host);
         h.set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
@@ -73,6 +75,15 @@ final class UpstreamRequests {
             }
         }
         return out;
+    }
+
+    /**
+     * About how many headers {@link #build} sets: the five every request has, the target's extras, the credential,
+     * and room for the Anthropic and trace headers and those forwarded (more only grow the array once).
+     */
+    private static int headerRoom(UpstreamTarget target, ProviderConfig provider, GatewayRequest request) {
+        return 8 + target.extraNames.length + (request.trace() != null ? 2 : 0)
+                + (provider.forwardHeaders().isEmpty() ? 0 : 4);
     }
 
     /**

@@ -319,7 +319,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             throw new Refusal(true, "status code not three digits");
         }
         int code = (h[c] - '0') * 100 + (h[c + 1] - '0') * 10 + (h[c + 2] - '0');
-        HttpHeaders headers = ArrayHttpHeaders.VALIDATING.newHeaders();
+        HttpHeaders headers = ArrayHttpHeaders.validating(lines(h, eol + 2));
         readFields(h, eol + 2, headers, false);
         return new DefaultHttpResponse(version, HttpResponseStatus.valueOf(code), headers);
     }
@@ -339,6 +339,17 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         } catch (IllegalArgumentException e) {
             throw new Refusal(true, "not an HTTP version: " + e.getMessage());
         }
+    }
+
+    /** The number of lines from {@code at} to the end of the head, the empty one not counted: room for its fields. */
+    private static int lines(byte[] h, int at) {
+        int n = -1;
+        for (int i = at; i < h.length; i++) {
+            if (h[i] == '\n') {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * gateway's decoder config: the same request bytes, cut at random places, decode to the same requests (method,
  * target, version, header names as spelled and values, body bytes, trailers, refusals), and the same responses to
  * them encode to the same bytes (HEAD answers without a body, a 2xx to CONNECT without Transfer-Encoding). The codec
- * differs only in which objects a request's header names are.
+ * differs only in which objects a request's header names and target are, and in the room its header array has.
  */
 class ClientHttpCodecTest {
     private static final String[] METHODS = {"GET", "POST", "POST", "POST", "HEAD", "PUT", "DELETE", "OPTIONS",
@@ -43,11 +43,16 @@ class ClientHttpCodecTest {
     private static final String[] OTHER_NAMES = {"x-sim-output-tokens", "X-Custom", "cookie", "x-forwarded-for",
             "Content-type", "CONTENT-LENGTH", "authorization2", "x-api-ke", "x-stainless-lan", "anthropic-versio",
             "X-API-KEY", "Bad Name", "bad:", "", "host "};
+    /** Request targets: the same one repeated, ones of the same length one byte apart (also above 0x7f), others. */
+    private static final String[] TARGETS = {"/api/v1/messages", "/api/v1/messages", "/api/v1/messagez",
+            "/api/v1/messag\u00e9s", "/api/v1/messagis", "/api/v1/chat/completions", "/api/v1/chat/completions?a=1", "/", "*",
+            "/api/v1/messages/"};
 
     @Test
     void randomRequests_decodeAndAnswerAsNettysServerCodecDoes() {
         Random r = new Random(20261129);
         int shared = 0;
+        int sameTargets = 0;
         for (int round = 0; round < 2000; round++) {
             byte[] wire = requests(r);
             int[] cuts = cuts(r, wire.length);
@@ -58,8 +63,10 @@ class ClientHttpCodecTest {
             assertThat(ours.encoded).as(at).isEqualTo(netty.encoded);
             assertThat(netty.decoded).as(at).isNotEmpty();
             shared += ours.sharedNames;
+            sameTargets += ours.sameTargets;
         }
         assertThat(shared).as("header names decoded as the shared constants").isGreaterThan(5000);
+        assertThat(sameTargets).as("request targets that are the connection's last one").isGreaterThan(50);
     }
 
     @Test
@@ -98,7 +105,7 @@ class ClientHttpCodecTest {
 
     // ------------------------------------------------------------------ the runs
 
-    private record Run(List<String> decoded, List<String> encoded, int sharedNames) {
+    private record Run(List<String> decoded, List<String> encoded, int sharedNames, int sameTargets) {
     }
 
     /**
@@ -110,6 +117,8 @@ class ClientHttpCodecTest {
         List<String> decoded = new ArrayList<>();
         List<String> encoded = new ArrayList<>();
         int shared = 0;
+        int sameTargets = 0;
+        String lastTarget = null;
         Random answers = new Random(wire.length * 31L + cuts.length);
         int from = 0;
         for (int i = 0; i <= cuts.length; i++) {
@@ -134,6 +143,10 @@ class ClientHttpCodecTest {
                             }
                         }
                         decoded.add(b.toString());
+                        if (req.uri() == lastTarget) {
+                            sameTargets++;
+                        }
+                        lastTarget = req.uri();
                     }
                     if (m instanceof HttpContent c) {
                         decoded.add("BODY " + c.content().toString(StandardCharsets.ISO_8859_1) + " "
@@ -151,7 +164,7 @@ class ClientHttpCodecTest {
             }
         }
         ch.finishAndReleaseAll();
-        return new Run(decoded, encoded, shared);
+        return new Run(decoded, encoded, shared, sameTargets);
     }
 
     /** One response, of a shape drawn from {@code r}: full with a length, chunked, or a 204. */
@@ -188,7 +201,8 @@ class ClientHttpCodecTest {
         int n = 1 + r.nextInt(3);
         for (int i = 0; i < n; i++) {
             String method = METHODS[r.nextInt(METHODS.length)];
-            b.append(method).append(' ').append(method.equals("CONNECT") ? "example.com:443" : "/api/v1/messages")
+            b.append(method).append(' ').append(method.equals("CONNECT") ? "example.com:443"
+                            : TARGETS[r.nextInt(TARGETS.length)])
                     .append(r.nextInt(8) == 0 ? " HTTP/1.0" : " HTTP/1.1").append("\r\n");
             int headers = r.nextInt(14);
             for (int h = 0; h < headers; h++) {
