@@ -3,6 +3,7 @@ package io.modelgateway.core.upstream;
 import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.exchange.Transport;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -41,6 +42,13 @@ public final class UpstreamPools implements AutoCloseable {
     /** Idle connections kept per loop and origin; more are closed on release. */
     private static final int MAX_IDLE = 512;
     private static final AttributeKey<String> ORIGIN = AttributeKey.valueOf("gateway.upstream.origin");
+    /**
+     * How much an upstream read asks for: Netty's adaptive guess, but never under 4 KiB. A stream's events come a few
+     * hundred bytes at a time, so the default guess shrinks to about one event; when several have queued up (the
+     * gateway was busy, or the provider flushed a burst) such reads cut events in two, and each cut event is then
+     * held and joined before it can go on (proxy-bench/README.md, issue #13). The buffer lives only for the read.
+     */
+    static final AdaptiveRecvByteBufAllocator UPSTREAM_READS = new AdaptiveRecvByteBufAllocator(4096, 8192, 65536);
     private final FastThreadLocal<Map<String, ArrayDeque<Channel>>> idle = new FastThreadLocal<>() {
         @Override
         protected Map<String, ArrayDeque<Channel>> initialValue() {
@@ -155,6 +163,7 @@ public final class UpstreamPools implements AutoCloseable {
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, provider.connectTimeoutMs())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+                .option(ChannelOption.RCVBUF_ALLOCATOR, UPSTREAM_READS)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
