@@ -144,7 +144,8 @@ public final class DuplicateKeys {
         private HashSet<String> many;
 
         void clear() {
-            // Names left in the array are not cleared: jackson interns member names, so they stay alive anyway.
+            // Names left in the array are not cleared: the peek's scanner keeps most of them in its names cache
+            // anyway, and the rest (at most LINEAR_MAX) stay reachable only until the next object overwrites them.
             size = 0;
             mask = 0;
             many = null;

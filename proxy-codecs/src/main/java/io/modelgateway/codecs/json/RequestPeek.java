@@ -1,21 +1,15 @@
 package io.modelgateway.codecs.json;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.base.ParserBase;
-import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.GatewayError;
 import io.netty.buffer.ByteBuf;
-import java.io.IOException;
 
 /**
- * Reads a request body once, with jackson-core's streaming parser (see {@code newParser} for how it
- * reaches the bytes), and picks out what routing
- * and validation need: the model (with its byte offsets, so it can be spliced), stream flags and
- * limits. Everything else is skipped token by token, never built into a tree (design rule 2).
+ * Reads a request body once, with our own strict pull scanner ({@link JsonScanner}, one per thread; see
+ * {@code scanner} for how it reaches the bytes), and picks out what routing and validation need: the model (with its
+ * byte offsets, so it can be spliced), stream flags and limits. Everything else is skipped token by token, never
+ * built into a tree (design rule 2). Reading a body allocates nothing but the few Strings kept in the result.
  *
  * <p>A name repeated in an object the peek reads — the top level, {@code messages[i]}, {@code stream_options},
  * {@code thinking} — is a 400 ({@link DuplicateKeys}): the gateway would act on one value and an upstream might
@@ -27,13 +21,8 @@ import java.io.IOException;
 public final class RequestPeek {
     /** Deeper JSON than this is refused before it can cost stack or time. */
     public static final int MAX_DEPTH = 128;
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(MAX_DEPTH)
-                    .maxNumberLength(64)
-                    .build())
-            .build();
-
+    /** Longer numbers (counted in digits) are refused too: nothing the peek reads needs them. */
+    private static final int MAX_NUMBER_DIGITS = 64;
 
     /** Embeddings: at most this many inputs per request (contract 9). */
     public static final int MAX_EMBEDDING_INPUTS = 2048;
@@ -78,9 +67,8 @@ public final class RequestPeek {
     private GatewayError error;
 
     // ---- parse state ----
-    private JsonParser parser;
-    private ByteBuf body;
-    /** This thread's scratch space: the copy of a body that is not on the heap, and the name sets. */
+    private JsonScanner scanner;
+    /** This thread's scratch space: the scanner, the copy of a body that is not on the heap, and the name sets. */
     private Scratch scratch;
 
     private RequestPeek() {
@@ -226,16 +214,15 @@ public final class RequestPeek {
                     "invalid_json"));
             return;
         }
-        this.body = body;
         scratch = SCRATCH.get();
         scratch.topNames.clear();
-        try (JsonParser p = newParser(body, scratch)) {
-            parser = p;
+        scanner = scanner(body, scratch);
+        try {
             if (next() != JsonToken.START_OBJECT) {
                 fail(GatewayError.invalid("The request body must be a JSON object.", null, "invalid_json"));
                 return;
             }
-            bodyInner = tokenStart() + 1;
+            bodyInner = scanner.tokenEnd();
             switch (endpoint) {
                 case CHAT_COMPLETIONS -> chat();
                 case EMBEDDINGS -> embeddings();
@@ -245,18 +232,21 @@ public final class RequestPeek {
                 case RESPONSES_INPUT_TOKENS -> readTopLevel(this::inputTokensField);
                 default -> throw new IllegalStateException(endpoint.name());
             }
-            if (error == null && next() != null) {
+            if (error == null && !scanner.atEnd()) {
                 fail(GatewayError.invalid("Unexpected data after the JSON object.", null, "invalid_json"));
             }
-        } catch (StreamConstraintsException e) {
-            fail(GatewayError.invalid("The JSON body is too deeply nested or has a number that is too long.",
+        } catch (JsonScanException e) {
+            fail(e.isLimit()
+                    ? GatewayError.invalid("The JSON body is too deeply nested or has a number that is too long.",
+                            null, "invalid_json")
+                    : GatewayError.invalid("We could not parse the JSON body of your request: "
+                            + conciseMessage(e), null, "invalid_json"));
+        } catch (RuntimeException e) {
+            fail(GatewayError.invalid("We could not parse the JSON body of your request: " + conciseMessage(e),
                     null, "invalid_json"));
-        } catch (IOException | RuntimeException e) {
-            if (error == null) {
-                fail(GatewayError.invalid("We could not parse the JSON body of your request: "
-                        + conciseMessage(e), null, "invalid_json"));
-            }
         } finally {
+            scanner.clear(); // the body is the caller's: the thread's scanner must not keep it reachable
+            scanner = null;
             scratch = null; // the thread's, not the result's
         }
         if (error == null) {
@@ -266,7 +256,7 @@ public final class RequestPeek {
 
     // ---------------------------------------------------------------- endpoints
 
-    private void chat() throws IOException {
+    private void chat() throws JsonScanException {
         readTopLevel(this::chatField);
         if (error != null) {
             return;
@@ -279,7 +269,7 @@ public final class RequestPeek {
         }
     }
 
-    private void chatField(String name, JsonToken v) throws IOException {
+    private void chatField(String name, JsonToken v) throws JsonScanException {
         switch (name) {
             case "model" -> readModel(v);
             case "messages" -> {
@@ -300,7 +290,7 @@ public final class RequestPeek {
         }
     }
 
-    private void messages(boolean systemRoleAllowed) throws IOException {
+    private void messages(boolean systemRoleAllowed) throws JsonScanException {
         this.systemRoleAllowed = systemRoleAllowed;
         readTopLevel(this::messagesField);
         if (error != null) {
@@ -317,7 +307,7 @@ public final class RequestPeek {
     }
 
     /** A count_tokens body: a messages request without {@code max_tokens}; never a stream. */
-    private void countTokens(boolean systemRoleAllowed) throws IOException {
+    private void countTokens(boolean systemRoleAllowed) throws JsonScanException {
         this.systemRoleAllowed = systemRoleAllowed;
         readTopLevel(this::messagesField);
         if (error == null && !sawMessages) {
@@ -326,7 +316,7 @@ public final class RequestPeek {
         stream = false;
     }
 
-    private void messagesField(String name, JsonToken v) throws IOException {
+    private void messagesField(String name, JsonToken v) throws JsonScanException {
         switch (name) {
             case "model" -> readModel(v);
             case "messages" -> {
@@ -337,7 +327,7 @@ public final class RequestPeek {
             case "stream" -> {
                 streamMemberStart = memberStart;
                 stream = readBoolean(v, "stream");
-                streamMemberEnd = (int) parser.currentLocation().getByteOffset();
+                streamMemberEnd = scanner.tokenEnd();
             }
             case "temperature" -> {
                 hasTemperature = true;
@@ -355,11 +345,11 @@ public final class RequestPeek {
      * {@code max_output_tokens}, {@code previous_response_id}) and the types of the fields every provider reads.
      * {@code input} may be absent (a continuation of a stored response); a translation then finds nothing to send.
      */
-    private void responses() throws IOException {
+    private void responses() throws JsonScanException {
         readTopLevel(this::responsesField);
     }
 
-    private void responsesField(String name, JsonToken v) throws IOException {
+    private void responsesField(String name, JsonToken v) throws JsonScanException {
         switch (name) {
             case "model" -> readModel(v);
             case "input" -> readResponsesInput(v);
@@ -368,8 +358,8 @@ public final class RequestPeek {
             case "previous_response_id" -> {
                 if (v != JsonToken.VALUE_STRING) {
                     invalidType("previous_response_id", "a string", v);
-                } else if (parser.getTextLength() > 0) {
-                    previousResponseId = parser.getText();
+                } else if (scanner.textLength() > 0) {
+                    previousResponseId = scanner.text();
                 }
             }
             case "instructions" -> {
@@ -392,7 +382,7 @@ public final class RequestPeek {
     }
 
     /** {@code POST /responses/input_tokens}: the model routes it; the rest is the provider's to read. */
-    private void inputTokensField(String name, JsonToken v) throws IOException {
+    private void inputTokensField(String name, JsonToken v) throws JsonScanException {
         switch (name) {
             case "model" -> readModel(v);
             case "input" -> readResponsesInput(v);
@@ -401,7 +391,7 @@ public final class RequestPeek {
     }
 
     /** A string, or an array of item objects, each without a repeated name; the items' insides are skipped. */
-    private void readResponsesInput(JsonToken v) throws IOException {
+    private void readResponsesInput(JsonToken v) throws JsonScanException {
         if (v == JsonToken.VALUE_STRING) {
             return;
         }
@@ -424,7 +414,7 @@ public final class RequestPeek {
     }
 
     /** An object whose own names must not repeat ({@code reasoning}, {@code text}); its values are skipped. */
-    private void readObjectNames(JsonToken v, String path) throws IOException {
+    private void readObjectNames(JsonToken v, String path) throws JsonScanException {
         if (v != JsonToken.START_OBJECT) {
             invalidType(path, "an object", v);
             return;
@@ -433,10 +423,10 @@ public final class RequestPeek {
     }
 
     /** The members of the object just opened, each name once, their values skipped; false after a repeated name. */
-    private boolean skipMembers(String path, int index) throws IOException {
+    private boolean skipMembers(String path, int index) throws JsonScanException {
         DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
-            if (!firstTime(names, parser.currentName(), path, index)) {
+            if (!firstTime(names, scanner.currentName(), path, index)) {
                 return false;
             }
             skip(next());
@@ -444,14 +434,14 @@ public final class RequestPeek {
         return true;
     }
 
-    private void embeddings() throws IOException {
+    private void embeddings() throws JsonScanException {
         readTopLevel(this::embeddingsField);
         if (error == null && !sawInput) {
             missing("input");
         }
     }
 
-    private void embeddingsField(String name, JsonToken v) throws IOException {
+    private void embeddingsField(String name, JsonToken v) throws JsonScanException {
         switch (name) {
             case "model" -> readModel(v);
             case "input" -> {
@@ -462,9 +452,9 @@ public final class RequestPeek {
                 if (v != JsonToken.VALUE_STRING) {
                     invalidType("encoding_format", "a string", v);
                 } else {
-                    encodingFormat = parser.getText();
-                    encodingFormatStart = tokenStart();
-                    encodingFormatEnd = (int) parser.currentLocation().getByteOffset();
+                    encodingFormat = scanner.text();
+                    encodingFormatStart = scanner.tokenStart();
+                    encodingFormatEnd = scanner.tokenEnd();
                     if (!encodingFormat.equals("float") && !encodingFormat.equals("base64")) {
                         fail(GatewayError.invalid("Invalid value for 'encoding_format': expected 'float' or "
                                 + "'base64'.", "encoding_format", "invalid_value"));
@@ -487,46 +477,42 @@ public final class RequestPeek {
     /** Reads one top-level member whose value starts with token {@code v} (never null: null means absent). */
     @FunctionalInterface
     private interface FieldReader {
-        void read(String name, JsonToken v) throws IOException;
+        void read(String name, JsonToken v) throws JsonScanException;
     }
 
     /** Visits every top-level member until the object ends or a field fails validation. */
-    private void readTopLevel(FieldReader reader) throws IOException {
+    private void readTopLevel(FieldReader reader) throws JsonScanException {
         while (next() == JsonToken.FIELD_NAME && error == null) {
-            String name = parser.currentName();
+            String name = scanner.currentName();
             if (!scratch.topNames.add(name)) {
                 fail(DuplicateKeys.error(name));
                 return;
             }
-            memberStart = memberNameStart(name);
+            memberStart = scanner.nameStart();
             JsonToken v = next();
             if (v != JsonToken.VALUE_NULL) { // an optional field sent as null is absent (1.3)
                 reader.read(name, v);
             } else if (name.equals("stream")) {
                 streamMemberStart = memberStart; // absent, but its bytes are there for whoever must remove them
-                streamMemberEnd = (int) parser.currentLocation().getByteOffset();
+                streamMemberEnd = scanner.tokenEnd();
             }
         }
     }
 
     // ---------------------------------------------------------------- fields
 
-    private void readModel(JsonToken v) throws IOException {
+    private void readModel(JsonToken v) throws JsonScanException {
         if (v != JsonToken.VALUE_STRING) {
             invalidType("model", "a string", v);
             return;
         }
-        model = parser.getText();
+        model = scanner.text();
         modelMemberStart = memberStart;
-        modelStart = tokenStart();
-        modelEnd = stringTokenEnd(modelStart);
-        int base = body.readerIndex();
-        if (body.getByte(base + modelStart) != '"' || body.getByte(base + modelEnd - 1) != '"') {
-            throw new IllegalStateException("model token offsets do not frame a JSON string");
-        }
+        modelStart = scanner.tokenStart();
+        modelEnd = scanner.tokenEnd();
     }
 
-    private void readMessages(JsonToken v, boolean anthropic, boolean systemRoleAllowed) throws IOException {
+    private void readMessages(JsonToken v, boolean anthropic, boolean systemRoleAllowed) throws JsonScanException {
         if (v != JsonToken.START_ARRAY) {
             invalidType("messages", "an array", v);
             return;
@@ -542,7 +528,7 @@ public final class RequestPeek {
             String role = null;
             DuplicateKeys.Names names = innerNames();
             while (next() == JsonToken.FIELD_NAME) {
-                String field = parser.currentName();
+                String field = scanner.currentName();
                 if (!firstTime(names, field, "messages", i)) {
                     return;
                 }
@@ -582,25 +568,14 @@ public final class RequestPeek {
     private static final String[] ROLES = {"user", "assistant", "system", "developer", "tool", "function"};
 
     /** The current string value: one of {@link #ROLES} when it spells one, else a new String of it. */
-    private String roleText() throws IOException {
-        char[] c = parser.getTextCharacters();
-        int at = parser.getTextOffset();
-        int length = parser.getTextLength();
+    private String roleText() throws JsonScanException {
+        int length = scanner.textLength();
         for (String r : ROLES) {
-            if (r.length() == length && spells(r, c, at)) {
+            if (r.length() == length && scanner.textEquals(r)) {
                 return r;
             }
         }
-        return parser.getText();
-    }
-
-    private static boolean spells(String s, char[] c, int at) {
-        for (int k = 0; k < s.length(); k++) {
-            if (c[at + k] != s.charAt(k)) {
-                return false;
-            }
-        }
-        return true;
+        return scanner.text();
     }
 
     private static String messagePath(int i) {
@@ -617,24 +592,24 @@ public final class RequestPeek {
         };
     }
 
-    private void readStreamOptions(JsonToken v) throws IOException {
+    private void readStreamOptions(JsonToken v) throws JsonScanException {
         if (v != JsonToken.START_OBJECT) {
             invalidType("stream_options", "an object", v);
             return;
         }
         hasStreamOptions = true;
-        streamOptionsInner = (int) parser.currentLocation().getByteOffset();
+        streamOptionsInner = scanner.tokenEnd();
         DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
             streamOptionsMembers++;
-            String field = parser.currentName();
+            String field = scanner.currentName();
             if (!firstTime(names, field, "stream_options", -1)) {
                 return;
             }
             JsonToken fv = next();
             if (field.equals("include_usage") && (fv == JsonToken.VALUE_NULL || fv == JsonToken.VALUE_FALSE)) {
-                includeUsageStart = (int) parser.currentTokenLocation().getByteOffset();
-                includeUsageEnd = (int) parser.currentLocation().getByteOffset();
+                includeUsageStart = scanner.tokenStart();
+                includeUsageEnd = scanner.tokenEnd();
             } else if (field.equals("include_usage")) {
                 includeUsage = readBoolean(fv, "stream_options.include_usage");
             } else {
@@ -643,7 +618,7 @@ public final class RequestPeek {
         }
     }
 
-    private void readStop(JsonToken v) throws IOException {
+    private void readStop(JsonToken v) throws JsonScanException {
         if (v == JsonToken.VALUE_STRING) {
             return;
         }
@@ -666,7 +641,7 @@ public final class RequestPeek {
         }
     }
 
-    private void readStopSequences(JsonToken v) throws IOException {
+    private void readStopSequences(JsonToken v) throws JsonScanException {
         if (v != JsonToken.START_ARRAY) {
             invalidType("stop_sequences", "an array of strings", v);
             return;
@@ -678,7 +653,7 @@ public final class RequestPeek {
                 invalidType("stop_sequences[" + i + "]", "a string", t);
                 return;
             }
-            if (parser.getText().isBlank()) {
+            if (scanner.text().isBlank()) {
                 fail(GatewayError.invalid("stop_sequences[" + i + "]: each stop sequence must contain "
                         + "non-whitespace.", "stop_sequences", "invalid_value"));
                 return;
@@ -687,7 +662,7 @@ public final class RequestPeek {
         }
     }
 
-    private void readThinking(JsonToken v) throws IOException {
+    private void readThinking(JsonToken v) throws JsonScanException {
         if (v != JsonToken.START_OBJECT) {
             invalidType("thinking", "an object", v);
             return;
@@ -695,19 +670,19 @@ public final class RequestPeek {
         String type = null;
         DuplicateKeys.Names names = innerNames();
         while (next() == JsonToken.FIELD_NAME) {
-            String field = parser.currentName();
+            String field = scanner.currentName();
             if (!firstTime(names, field, "thinking", -1)) {
                 return;
             }
             JsonToken fv = next();
             if (field.equals("type") && fv == JsonToken.VALUE_STRING) {
-                type = parser.getText();
+                type = scanner.text();
             } else if (field.equals("budget_tokens") && fv != JsonToken.VALUE_NULL) {
                 if (fv != JsonToken.VALUE_NUMBER_INT) {
                     invalidType("thinking.budget_tokens", "an integer", fv);
                     return;
                 }
-                thinkingBudget = clampInt(parser.getLongValue());
+                thinkingBudget = clampInt(scanner.longValue());
             } else {
                 skip(fv);
             }
@@ -724,9 +699,9 @@ public final class RequestPeek {
         }
     }
 
-    private void readEmbeddingInput(JsonToken v) throws IOException {
+    private void readEmbeddingInput(JsonToken v) throws JsonScanException {
         if (v == JsonToken.VALUE_STRING) {
-            if (parser.getTextLength() == 0) {
+            if (scanner.textLength() == 0) {
                 emptyInput();
             }
             return;
@@ -747,7 +722,7 @@ public final class RequestPeek {
                 return;
             }
             if (t == JsonToken.VALUE_STRING) {
-                if (parser.getTextLength() == 0) {
+                if (scanner.textLength() == 0) {
                     emptyInput();
                     return;
                 }
@@ -784,7 +759,7 @@ public final class RequestPeek {
         fail(GatewayError.invalid("Invalid 'input': must not be empty.", "input", "invalid_value"));
     }
 
-    private boolean readBoolean(JsonToken v, String path) throws IOException {
+    private boolean readBoolean(JsonToken v, String path) throws JsonScanException {
         if (v == JsonToken.VALUE_TRUE) {
             return true;
         }
@@ -794,12 +769,12 @@ public final class RequestPeek {
         return false;
     }
 
-    private int readPositiveInt(JsonToken v, String path) throws IOException {
+    private int readPositiveInt(JsonToken v, String path) throws JsonScanException {
         if (v != JsonToken.VALUE_NUMBER_INT) {
             invalidType(path, "an integer", v);
             return -1;
         }
-        long value = parser.getLongValue();
+        long value = scanner.longValue();
         if (value < 1) {
             fail(GatewayError.invalid("Invalid value for '" + path + "': must be at least 1.", path,
                     "invalid_value"));
@@ -812,19 +787,19 @@ public final class RequestPeek {
      * Chat and Responses: {@code temperature} and its member's offsets, for GD-19 to remove when the model takes
      * none.
      */
-    private void readRemovableTemperature(JsonToken v) throws IOException {
+    private void readRemovableTemperature(JsonToken v) throws JsonScanException {
         hasTemperature = true;
         temperatureStart = memberStart;
         readRange(v, "temperature", 0, 2);
-        temperatureEnd = (int) parser.currentLocation().getByteOffset();
+        temperatureEnd = scanner.tokenEnd();
     }
 
-    private void readRange(JsonToken v, String path, double min, double max) throws IOException {
+    private void readRange(JsonToken v, String path, double min, double max) throws JsonScanException {
         if (v != JsonToken.VALUE_NUMBER_INT && v != JsonToken.VALUE_NUMBER_FLOAT) {
             invalidType(path, "a number", v);
             return;
         }
-        double d = parser.getDoubleValue();
+        double d = scanner.doubleValue();
         if (!(d >= min && d <= max)) {
             fail(GatewayError.invalid("Invalid value for '" + path + "': must be between " + fmt(min) + " and "
                     + fmt(max) + ".", path, "invalid_value"));
@@ -834,82 +809,15 @@ public final class RequestPeek {
     // ---------------------------------------------------------------- plumbing
 
     /**
-     * Offset of the current token's first byte (not for a field name; a string's opening quote): what the parser's
-     * token location says, read without the location object it makes per call (the byte-array parser, the only one
-     * the peek uses, keeps the offset just past that byte).
+     * The thread's scanner, reset to the body. A heap body is scanned in place; any other body is first copied into
+     * a per-thread scratch array: one memcpy of a few KiB is cheap next to scanning, and a scanner over one array
+     * keeps the hot loops plain.
      */
-    private int tokenStart() {
-        return (int) ((ParserBase) parser).getTokenCharacterOffset() - 1;
-    }
-
-    /**
-     * Offset of the opening quote of the current member's name (the token is its {@code FIELD_NAME}). The parser has
-     * already found the member's value ({@link #tokenStart} is the value's first byte): step back over the colon and
-     * the blanks around it to the name's closing quote, and over the name when its bytes are the name itself. A name
-     * written with escapes, or anything unexpected, is asked of the parser's token location instead.
-     */
-    private int memberNameStart(String name) {
-        int base = body.readerIndex();
-        int i = tokenStart() - 1;
-        while (i >= 0 && isBlank(body.getByte(base + i))) {
-            i--;
-        }
-        if (i >= 0 && body.getByte(base + i) == ':') {
-            i--;
-            while (i >= 0 && isBlank(body.getByte(base + i))) {
-                i--;
-            }
-            int open = i - name.length() - 1;
-            if (open >= 0 && body.getByte(base + i) == '"' && body.getByte(base + open) == '"'
-                    && writtenAsIs(name, base + open + 1)) {
-                return open;
-            }
-        }
-        return (int) parser.currentTokenLocation().getByteOffset();
-    }
-
-    /**
-     * Whether the body holds {@code name}'s characters as single bytes from {@code at}: a name of printable ASCII
-     * without quote or backslash, written without escapes (so the quote before it opens it).
-     */
-    private boolean writtenAsIs(String name, int at) {
-        for (int k = 0; k < name.length(); k++) {
-            char c = name.charAt(k);
-            if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || body.getByte(at + k) != c) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean isBlank(byte b) {
-        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
-    }
-
-    /** Offset just past the closing quote of the string token whose opening quote is at {@code start}. */
-    private int stringTokenEnd(int start) {
-        int base = body.readerIndex();
-        int end = body.readableBytes();
-        for (int i = start + 1; i < end; i++) {
-            byte b = body.getByte(base + i);
-            if (b == '\\') {
-                i++; // the escaped byte cannot end the string (the parser has checked the escape)
-            } else if (b == '"') {
-                return i + 1;
-            }
-        }
-        return (int) parser.currentLocation().getByteOffset(); // not reached: the parser read the whole token
-    }
-
-    /**
-     * Jackson's byte-array parser is the fastest it has (the non-blocking ByteBuffer parser measured about
-     * twice as slow on a chat body), so a heap body is parsed in place and any other body is first copied
-     * into a per-thread scratch array: one memcpy of a few KiB costs less than the slower tokenizer saves.
-     */
-    private static JsonParser newParser(ByteBuf body, Scratch s) throws IOException {
+    private static JsonScanner scanner(ByteBuf body, Scratch s) {
         int len = body.readableBytes();
         if (body.hasArray()) {
-            return JSON.createParser(body.array(), body.arrayOffset() + body.readerIndex(), len);
+            s.scanner.reset(body.array(), body.arrayOffset() + body.readerIndex(), len);
+            return s.scanner;
         }
         byte[] bytes = s.bytes;
         if (bytes.length < len) {
@@ -919,7 +827,8 @@ public final class RequestPeek {
             }
         }
         body.getBytes(body.readerIndex(), bytes, 0, len);
-        return JSON.createParser(bytes, 0, len);
+        s.scanner.reset(bytes, 0, len);
+        return s.scanner;
     }
 
     /** Largest scratch array kept per thread; larger bodies get a one-off array. */
@@ -928,18 +837,19 @@ public final class RequestPeek {
 
     /**
      * Per-thread state a peek needs only while it runs (a peek never runs inside another on one thread), kept so
-     * that no request pays for allocating it: the scratch copy of a body, the top level's names and those of the
-     * nested object being read.
+     * that no request pays for allocating it: the scanner (and its names cache), the scratch copy of a body, the top
+     * level's names and those of the nested object being read.
      */
     private static final class Scratch {
+        final JsonScanner scanner = new JsonScanner(MAX_DEPTH, MAX_NUMBER_DIGITS);
         byte[] bytes = new byte[16 * 1024];
         final DuplicateKeys.Names topNames = new DuplicateKeys.Names();
         final DuplicateKeys.Names innerNames = new DuplicateKeys.Names();
     }
 
     /** Next token. */
-    private JsonToken next() throws IOException {
-        return parser.nextToken();
+    private JsonToken next() throws JsonScanException {
+        return scanner.next();
     }
 
     /** The names of a nested object about to be read, emptied (such objects are read one at a time). */
@@ -961,7 +871,7 @@ public final class RequestPeek {
     }
 
     /** Skips the value whose first token is {@code v}. */
-    private void skip(JsonToken v) throws IOException {
+    private void skip(JsonToken v) throws JsonScanException {
         if (v != JsonToken.START_OBJECT && v != JsonToken.START_ARRAY) {
             return;
         }
@@ -969,7 +879,7 @@ public final class RequestPeek {
         while (depth > 0) {
             JsonToken t = next();
             if (t == null) {
-                throw new IOException("unexpected end of input");
+                throw new IllegalStateException("end of input inside a container"); // the scanner refuses that first
             }
             if (t.isStructStart()) {
                 depth++;
@@ -984,7 +894,7 @@ public final class RequestPeek {
                 "missing_required_parameter"));
     }
 
-    private void invalidType(String path, String expected, JsonToken got) throws IOException {
+    private void invalidType(String path, String expected, JsonToken got) throws JsonScanException {
         fail(GatewayError.invalid("Invalid type for '" + path + "': expected " + expected + ", but got "
                 + describe(got) + " instead.", path, "invalid_type"));
         skip(got);
@@ -1020,7 +930,7 @@ public final class RequestPeek {
         return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
     }
 
-    /** Jackson messages carry a source excerpt after a newline; keep the first line, never the body. */
+    /** The first line of a message, at most 200 characters (the scanner's messages name an offset, never the body's bytes). */
     private static String conciseMessage(Exception e) {
         String m = e.getMessage();
         if (m == null) {
