@@ -9,7 +9,8 @@ import io.netty.buffer.ByteBuf;
  * Reads a request body once, with our own strict pull scanner ({@link JsonScanner}, one per thread; see
  * {@code scanner} for how it reaches the bytes), and picks out what routing and validation need: the model (with its
  * byte offsets, so it can be spliced), stream flags and limits. Everything else is skipped token by token, never
- * built into a tree (design rule 2). Reading a body allocates nothing but the few Strings kept in the result.
+ * built into a tree (design rule 2). The scanner allocates nothing while it reads: a peek makes its result, the
+ * Strings the result keeps, and an error when there is one.
  *
  * <p>A name repeated in an object the peek reads — the top level, {@code messages[i]}, {@code stream_options},
  * {@code thinking} — is a 400 ({@link DuplicateKeys}): the gateway would act on one value and an upstream might
