@@ -225,6 +225,30 @@ public final class JsonScanner {
         return token;
     }
 
+    /**
+     * Reads past the value whose first token is the current one: to the end of an object or array, nothing for a
+     * scalar (a string's content is checked by the next {@link #next}, as always).
+     */
+    public void skipValue() throws JsonScanException {
+        if (token != JsonToken.START_OBJECT && token != JsonToken.START_ARRAY) {
+            return;
+        }
+        int outside = depth - 1;
+        while (depth > outside) {
+            next(); // refuses an end of input inside the value
+        }
+    }
+
+    /** The array given to {@link #reset}: the bytes of a token are at {@link #arrayOffset()} plus its offsets. */
+    public byte[] array() {
+        return a;
+    }
+
+    /** Where in {@link #array()} the range given to {@link #reset} starts: offset 0 of every offset reported. */
+    public int arrayOffset() {
+        return base;
+    }
+
     /** Offset of the current token's first byte: a string's or a name's opening quote, a number's sign or digit. */
     public int tokenStart() {
         return start - base;

@@ -230,7 +230,7 @@ public final class RequestPeek {
                 case MESSAGES -> messages(systemRoleAllowed);
                 case COUNT_TOKENS -> countTokens(systemRoleAllowed);
                 case RESPONSES -> responses();
-                case RESPONSES_INPUT_TOKENS -> readTopLevel(this::inputTokensField);
+                case RESPONSES_INPUT_TOKENS -> readTopLevel(RequestPeek::inputTokensField);
                 default -> throw new IllegalStateException(endpoint.name());
             }
             if (error == null && !scanner.atEnd()) {
@@ -258,7 +258,7 @@ public final class RequestPeek {
     // ---------------------------------------------------------------- endpoints
 
     private void chat() throws JsonScanException {
-        readTopLevel(this::chatField);
+        readTopLevel(RequestPeek::chatField);
         if (error != null) {
             return;
         }
@@ -293,7 +293,7 @@ public final class RequestPeek {
 
     private void messages(boolean systemRoleAllowed) throws JsonScanException {
         this.systemRoleAllowed = systemRoleAllowed;
-        readTopLevel(this::messagesField);
+        readTopLevel(RequestPeek::messagesField);
         if (error != null) {
             return;
         }
@@ -310,7 +310,7 @@ public final class RequestPeek {
     /** A count_tokens body: a messages request without {@code max_tokens}; never a stream. */
     private void countTokens(boolean systemRoleAllowed) throws JsonScanException {
         this.systemRoleAllowed = systemRoleAllowed;
-        readTopLevel(this::messagesField);
+        readTopLevel(RequestPeek::messagesField);
         if (error == null && !sawMessages) {
             missing("messages");
         }
@@ -347,7 +347,7 @@ public final class RequestPeek {
      * {@code input} may be absent (a continuation of a stored response); a translation then finds nothing to send.
      */
     private void responses() throws JsonScanException {
-        readTopLevel(this::responsesField);
+        readTopLevel(RequestPeek::responsesField);
     }
 
     private void responsesField(String name, JsonToken v) throws JsonScanException {
@@ -436,7 +436,7 @@ public final class RequestPeek {
     }
 
     private void embeddings() throws JsonScanException {
-        readTopLevel(this::embeddingsField);
+        readTopLevel(RequestPeek::embeddingsField);
         if (error == null && !sawInput) {
             missing("input");
         }
@@ -475,10 +475,14 @@ public final class RequestPeek {
         }
     }
 
-    /** Reads one top-level member whose value starts with token {@code v} (never null: null means absent). */
+    /**
+     * Reads one top-level member of {@code peek} whose value starts with token {@code v} (never null: null means
+     * absent). The peek is a parameter so that the readers are {@code RequestPeek::chatField} and the like, made once,
+     * not a lambda bound to each peek.
+     */
     @FunctionalInterface
     private interface FieldReader {
-        void read(String name, JsonToken v) throws JsonScanException;
+        void read(RequestPeek peek, String name, JsonToken v) throws JsonScanException;
     }
 
     /** Visits every top-level member until the object ends or a field fails validation. */
@@ -492,7 +496,7 @@ public final class RequestPeek {
             memberStart = scanner.nameStart();
             JsonToken v = next();
             if (v != JsonToken.VALUE_NULL) { // an optional field sent as null is absent (1.3)
-                reader.read(name, v);
+                reader.read(this, name, v);
             } else if (name.equals("stream")) {
                 streamMemberStart = memberStart; // absent, but its bytes are there for whoever must remove them
                 streamMemberEnd = scanner.tokenEnd();
@@ -871,22 +875,10 @@ public final class RequestPeek {
         return false;
     }
 
-    /** Skips the value whose first token is {@code v}. */
+    /** Skips the value whose first token is {@code v} (the current token). */
     private void skip(JsonToken v) throws JsonScanException {
-        if (v != JsonToken.START_OBJECT && v != JsonToken.START_ARRAY) {
-            return;
-        }
-        int depth = 1;
-        while (depth > 0) {
-            JsonToken t = next();
-            if (t == null) {
-                throw new IllegalStateException("end of input inside a container"); // the scanner refuses that first
-            }
-            if (t.isStructStart()) {
-                depth++;
-            } else if (t.isStructEnd()) {
-                depth--;
-            }
+        if (v == JsonToken.START_OBJECT || v == JsonToken.START_ARRAY) {
+            scanner.skipValue();
         }
     }
 

@@ -62,8 +62,8 @@ class RequestPeekTest {
 
     @Test
     void peek_memberOffsets_blanksAndEscapedNames_frameTheWrittenMember() {
-        // Member starts are found by stepping back from the value; a name written with an escape is asked of the
-        // parser instead. Expected offsets come from the text itself.
+        // Member starts are the scanner's offsets of each name's opening quote, whatever blanks or escapes the member
+        // is written with. Expected offsets come from the text itself.
         String[] bodies = {
             "{\"model\":\"m\",\"stream\":true,\"temperature\":1,\"messages\":[{\"role\":\"user\"}]}",
             "{ \"model\"\n :\t\"m\" ,\r\n\"stream\"  :  true , \"temperature\"\t:0.5,\"messages\":[{\"role\":\"user\"}]}",
