@@ -1,12 +1,11 @@
 package io.modelgateway.bench;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.modelgateway.codecs.json.JsonScanner;
 import io.modelgateway.codecs.usage.BodyUsageScanner;
 import io.modelgateway.codecs.usage.UsageCounts;
 import io.netty.buffer.ByteBuf;
@@ -35,7 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * What accounting costs the pass-through relay on a non-stream answer: {@link BodyUsageScanner} looks at every
  * byte of the answer as its pieces go by ({@code ProxyExchange} relay mode) and parses only the {@code usage}
  * object at the end. The baseline is a gateway that aggregates the answer and parses it into a Jackson tree to
- * read {@code usage}. A reference in between, a jackson-core streaming parser over the aggregated bytes that
+ * read {@code usage}. A reference in between, a streaming JSON scanner over the aggregated bytes that
  * skips everything but {@code usage}, tests the scanner's own claim that a byte scan beats tokenising.
  *
  * <p>Answers (compact JSON, usage last, as OpenAI-compatible servers send it): {@code chat}, a chat completion of
@@ -56,7 +55,6 @@ public class UsageScanBenchmark {
     static final int INPUTS = 16;
     static final int DIMENSIONS = 1536;
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final JsonFactory JSON = new JsonFactory();
     private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
     @Param({"chat", "embeddingsFloat", "embeddingsBase64"})
@@ -113,26 +111,27 @@ public class UsageScanBenchmark {
         return usage == null ? -1 : usage.path("prompt_tokens").asLong();
     }
 
-    /** Reference: aggregate, then a streaming parser that skips every top-level member but usage. */
+    /** Reference: aggregate, then a streaming scanner that skips every top-level member but usage. */
     @Benchmark
     public long streamingParserReference() throws Exception {
-        try (JsonParser p = JSON.createParser(aggregate())) {
-            long prompt = -1;
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return prompt;
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                if (p.nextToken() == JsonToken.START_OBJECT && name.equals("usage")) {
-                    UsageCounts counts = new UsageCounts();
-                    counts.read(p);
-                    prompt = counts.usage().promptTokens();
-                } else {
-                    p.skipChildren();
-                }
-            }
+        byte[] all = aggregate();
+        JsonScanner s = new JsonScanner(1000, 1000);
+        s.reset(all, 0, all.length);
+        long prompt = -1;
+        if (s.next() != JsonToken.START_OBJECT) {
             return prompt;
         }
+        while (s.next() == JsonToken.FIELD_NAME) {
+            String name = s.currentName();
+            if (s.next() == JsonToken.START_OBJECT && name.equals("usage")) {
+                UsageCounts counts = new UsageCounts();
+                counts.read(s);
+                prompt = counts.usage().promptTokens();
+            } else {
+                s.skipValue();
+            }
+        }
+        return prompt;
     }
 
     /** What an aggregating gateway holds before it parses: the whole answer in one array. */

@@ -1,13 +1,12 @@
 package io.modelgateway.codecs.usage;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.codecs.json.JsonScanException;
+import io.modelgateway.codecs.json.JsonScanner;
 import io.modelgateway.codecs.sse.ByteWords;
 import io.modelgateway.codecs.sse.EventBytes;
 import io.netty.buffer.ByteBuf;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -24,7 +23,6 @@ import java.nio.charset.StandardCharsets;
  * confined, one per stream.
  */
 public final class StreamUsageTracker {
-    private static final JsonFactory JSON = new JsonFactory();
     /** The key's start: {@code "usage}. */
     private static final byte[] KEY = {'"', 'u', 's', 'a', 'g', 'e'};
     /** What may follow {@code "usage} in a key: Gemini's {@code usageMetadata}. */
@@ -180,8 +178,9 @@ public final class StreamUsageTracker {
 
     /**
      * Parses the event's data payload, {@code a[0, end)}; rare (one or two events per stream). The payload is the
-     * event's {@code data:} lines (the field name, then one optional space, dropped), joined by LF; Jackson reads a
-     * single line where it lies, several from a joined copy.
+     * event's {@code data:} lines (the field name, then one optional space, dropped), joined by LF; the thread's
+     * {@link JsonScanner} reads a single line where it lies, several from a joined copy, and allocates nothing but
+     * the names it has not met before.
      */
     private boolean parse(byte[] a, int end) {
         int firstFrom = -1;
@@ -217,22 +216,28 @@ public final class StreamUsageTracker {
         byte[] payload = joined != null ? joined.toByteArray() : a;
         int offset = joined != null ? 0 : firstFrom;
         int length = joined != null ? payload.length : firstTo - firstFrom;
+        JsonScanner scanner = SCANNER.get();
         int read;
-        try (JsonParser p = JSON.createParser(payload, offset, length)) {
-            read = walk(p);
-        } catch (IOException notUtf8OrNotJson) {
-            // Jackson's byte parser refuses bytes that are not UTF-8 where a decode to text replaces them (as the
-            // client's own decoder may): once more as text before the usage is given up.
-            try (JsonParser p = JSON.createParser(new String(payload, offset, length, StandardCharsets.UTF_8))) {
-                read = walk(p);
-            } catch (IOException e) {
-                // Not JSON we understand (or a number past the parser's own limits): it goes on to the client
-                // untouched and counts as content; the usage it carried is unknown, so none of this stream's counts
-                // is believed.
+        try {
+            scanner.reset(payload, offset, length);
+            read = walk(scanner);
+        } catch (JsonScanException notUtf8OrNotJson) {
+            // The scanner refuses bytes that are not UTF-8 where a decode to text replaces them (as the client's own
+            // decoder may): once more, replaced, before the usage is given up.
+            try {
+                byte[] replaced = new String(payload, offset, length, StandardCharsets.UTF_8)
+                        .getBytes(StandardCharsets.UTF_8);
+                scanner.reset(replaced, 0, replaced.length);
+                read = walk(scanner);
+            } catch (JsonScanException e) {
+                // Not JSON we understand (or past the scanner's limits): it goes on to the client untouched and
+                // counts as content; the usage it carried is unknown, so none of this stream's counts is believed.
                 counts.unreadable();
                 otherEvents++;
                 return false;
             }
+        } finally {
+            scanner.clear(); // the payload is the caller's (or this call's): the thread's scanner must not keep it
         }
         if (read == NOT_AN_OBJECT) {
             return false;
@@ -248,50 +253,56 @@ public final class StreamUsageTracker {
      * Reads the payload's top-level object for its usage: {@link #NOT_AN_OBJECT}, or {@link #CHOICES} (a
      * {@code choices} array was there) and {@link #NON_EMPTY_CHOICES} (it held something) as bits.
      */
-    private int walk(JsonParser p) throws IOException {
-        if (p.nextToken() != JsonToken.START_OBJECT) {
+    private int walk(JsonScanner s) throws JsonScanException {
+        if (s.next() != JsonToken.START_OBJECT) {
             return NOT_AN_OBJECT;
         }
         int read = 0;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
+        while (s.next() == JsonToken.FIELD_NAME) {
+            String name = s.currentName();
+            JsonToken v = s.next();
             if ((name.equals("usage") || name.equals("usageMetadata")) && v == JsonToken.START_OBJECT) {
-                counts.read(p);
+                counts.read(s);
                 // OpenAI's usage chunk, Anthropic's message_delta, or Gemini's usageMetadata (on its chunks,
                 // cumulative; the stream's own end decides whether the answer was whole): the final counts
                 complete = true;
             } else if (name.equals("message") && v == JsonToken.START_OBJECT) {
-                readMessage(p, false); // Anthropic message_start: the usage sits in the message
+                readMessage(s, false); // Anthropic message_start: the usage sits in the message
             } else if (name.equals("response") && v == JsonToken.START_OBJECT) {
-                readMessage(p, true); // a Responses API final event: the usage of the whole response
+                readMessage(s, true); // a Responses API final event: the usage of the whole response
             } else if (name.equals("choices") && v == JsonToken.START_ARRAY) {
                 read |= CHOICES;
-                if (p.nextToken() != JsonToken.END_ARRAY) {
+                if (s.next() != JsonToken.END_ARRAY) {
                     read |= NON_EMPTY_CHOICES;
-                    p.skipChildren();
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        p.skipChildren();
+                    s.skipValue();
+                    while (s.next() != JsonToken.END_ARRAY) {
+                        s.skipValue();
                     }
                 }
             } else {
-                p.skipChildren();
+                s.skipValue();
             }
         }
         return read;
     }
 
     /** The {@code usage} inside an object; {@code last}: it is the final count (a Responses API response). */
-    private void readMessage(JsonParser p, boolean last) throws IOException {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
+    private void readMessage(JsonScanner s, boolean last) throws JsonScanException {
+        while (s.next() == JsonToken.FIELD_NAME) {
+            String name = s.currentName();
+            JsonToken v = s.next();
             if (name.equals("usage") && v == JsonToken.START_OBJECT) {
-                counts.read(p);
+                counts.read(s);
                 complete |= last;
             } else {
-                p.skipChildren();
+                s.skipValue();
             }
         }
     }
+
+    /**
+     * This thread's scanner for usage events, with a JSON library's usual limits (an event is an upstream's, not a
+     * caller's: the request peek's tighter limits are for what callers send).
+     */
+    private static final ThreadLocal<JsonScanner> SCANNER = ThreadLocal.withInitial(() -> new JsonScanner(1000, 1000));
 }

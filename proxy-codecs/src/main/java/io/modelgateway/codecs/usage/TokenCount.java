@@ -3,14 +3,16 @@ package io.modelgateway.codecs.usage;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.modelgateway.codecs.json.JsonScanException;
+import io.modelgateway.codecs.json.JsonScanner;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reads one token count an upstream reported, in any of the forms the gateway meets it (raw bytes, a streaming
- * parser, a tree node), and decides whether to believe it. A count is believed when it is a whole number from 0 to
+ * Reads one token count an upstream reported, in any of the forms the gateway meets it (raw bytes, a scanner, a
+ * streaming parser, a tree node), and decides whether to believe it. A count is believed when it is a whole number from 0 to
  * {@link #MAX}; {@code 12.0} and {@code 1e3} are whole numbers and pass, {@code 12.5}, {@code -5}, {@code 1e18} and
  * a number longer than a long do not. Every reader of usage in the codecs goes through here, so the accounting
  * (which then falls back to the gateway's own estimate) and the translated answers (which show such a count as
@@ -75,6 +77,19 @@ public final class TokenCount {
             }
         }
         p.skipChildren();
+        return ABSENT;
+    }
+
+    /**
+     * The count of the value token {@code t} the scanner is on, read from the token's bytes as
+     * {@link #of(byte[], int, int)} reads them; a non-number value is skipped whole and is {@link #ABSENT}.
+     */
+    public static long of(JsonScanner s, JsonToken t) throws JsonScanException {
+        if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+            int at = s.arrayOffset();
+            return of(s.array(), at + s.tokenStart(), at + s.tokenEnd());
+        }
+        s.skipValue();
         return ABSENT;
     }
 

@@ -1,10 +1,10 @@
 package io.modelgateway.codecs.usage;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.modelgateway.codecs.json.JsonScanException;
+import io.modelgateway.codecs.json.JsonScanner;
 import io.modelgateway.codecs.translate.GeminiUsage;
 import io.modelgateway.codecs.translate.Usage;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -128,29 +128,25 @@ public final class UsageCounts {
     }
 
     /**
-     * Reads one usage object; the parser is on its {@code START_OBJECT} and is left on its {@code END_OBJECT}.
+     * Reads one usage object; the scanner is on its {@code START_OBJECT} and is left on its {@code END_OBJECT}.
      * Unknown members are skipped; non-numeric counts are ignored; numbers that are no plausible count mark the
      * usage {@link #implausible()}.
      */
-    public void read(JsonParser p) throws IOException {
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
+    public void read(JsonScanner s) throws JsonScanException {
+        while (s.next() == JsonToken.FIELD_NAME) { // else the object's end: the scanner allows nothing else here
+            String name = s.currentName();
+            JsonToken v = s.next();
             int details = v == JsonToken.START_OBJECT ? details(name) : -1;
             if (details > 0) {
-                readDetails(p, details);
+                readDetails(s, details);
                 continue;
             }
             int field = field(0, name);
             if (field < 0) {
-                p.skipChildren();
+                s.skipValue();
             } else {
-                put(field, TokenCount.of(p, v));
+                put(field, TokenCount.of(s, v));
             }
-        }
-        if (t != JsonToken.END_OBJECT) {
-            throw new IOException("usage is not a JSON object");
         }
     }
 
@@ -165,14 +161,14 @@ public final class UsageCounts {
     }
 
     /** Inside a details object of nesting 1 to 4 ({@link #DETAILS}). */
-    private void readDetails(JsonParser p, int nesting) throws IOException {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            int field = field(nesting, p.currentName());
-            JsonToken v = p.nextToken();
+    private void readDetails(JsonScanner s, int nesting) throws JsonScanException {
+        while (s.next() == JsonToken.FIELD_NAME) {
+            int field = field(nesting, s.currentName());
+            JsonToken v = s.next();
             if (field < 0) {
-                p.skipChildren();
+                s.skipValue();
             } else {
-                put(field, TokenCount.of(p, v));
+                put(field, TokenCount.of(s, v));
             }
         }
     }
@@ -252,7 +248,7 @@ public final class UsageCounts {
 
     /**
      * Reads one usage object held in {@code bytes[from, to)} (as {@link BodyUsageScanner} captured it). Same
-     * fields as {@link #read(JsonParser)}; other members of any type are skipped. Returns false when the bytes
+     * fields as {@link #read(JsonScanner)}; other members of any type are skipped. Returns false when the bytes
      * are not a JSON object this reader understands (what was read before stays).
      */
     public boolean read(byte[] bytes, int from, int to) {
