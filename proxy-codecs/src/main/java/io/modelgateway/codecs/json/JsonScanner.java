@@ -439,6 +439,7 @@ public final class JsonScanner {
 
     // ---------------------------------------------------------------- tokens
 
+    /** The value scanned last ({@link #pending}, from {@link #scanValue}) becomes the current token. */
     private JsonToken takePending() throws JsonScanException {
         JsonToken t = pending;
         start = pendingStart;
@@ -453,15 +454,8 @@ public final class JsonScanner {
 
     /** An array element or the root value, whose first byte {@code c} is at {@code p}. */
     private JsonToken value(int c, int p) throws JsonScanException {
-        JsonToken t = scanValue(c, p);
-        start = pendingStart;
-        tokenEnd = pendingEnd;
-        if (t == JsonToken.VALUE_STRING) {
-            stringOpen = true;
-        } else if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
-            push(t == JsonToken.START_OBJECT, p);
-        }
-        return token = t;
+        pending = scanValue(c, p);
+        return takePending();
     }
 
     /** A member: its name at {@code p}, the colon, and the first token of its value, kept for the next call. */
