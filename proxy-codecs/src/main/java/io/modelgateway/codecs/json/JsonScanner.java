@@ -17,10 +17,10 @@ import java.util.Objects;
  *
  * <p>It accepts what jackson-core's default parser accepts and refuses the rest: no comments, single quotes, unquoted
  * names, trailing commas, NaN or Infinity, leading zeros, {@code +1}, {@code .5} or {@code 1.}; no raw control
- * character inside a string and only the escapes of RFC 8259 (<code>&#92;uXXXX</code> may name a lone surrogate). Strings must
- * be well-formed UTF-8 (no overlong forms, no encoded surrogates, nothing past U+10FFFF), also those only skipped. A
- * UTF-8 byte order mark at the very start is skipped (when something follows it); UTF-16 and UTF-32 bodies are
- * refused, because every offset the scanner reports is a byte offset into the UTF-8 body. Nesting deeper than the
+ * character inside a string and only the escapes of RFC 8259 (<code>&#92;uXXXX</code> may name a lone surrogate).
+ * Strings must be well-formed UTF-8 (no overlong forms, no encoded surrogates, nothing past U+10FFFF), also those only
+ * skipped. A UTF-8 byte order mark at the very start is skipped (when something follows it); UTF-16 and UTF-32 bodies
+ * are refused, because every offset the scanner reports is a byte offset into the UTF-8 body. Nesting deeper than the
  * depth limit and numbers with more digits than the digit limit are refused as limits ({@link
  * JsonScanException#isLimit}); digits are counted as Jackson counts them: the integer, fraction and exponent digits
  * together, without sign, point or exponent marker.
@@ -37,7 +37,10 @@ import java.util.Objects;
 public final class JsonScanner {
     private static final byte[] EMPTY = new byte[0];
 
-    /** What a byte inside a string needs: nothing, it ends the string, it starts an escape, it is refused, or it starts a multi-byte character. */
+    /**
+     * What a byte inside a string needs: nothing, it ends the string, it starts an escape, it is refused, or it starts
+     * a multi-byte character.
+     */
     private static final byte PLAIN = 0;
     private static final byte QUOTE = 1;
     private static final byte BACKSLASH = 2;
@@ -133,7 +136,7 @@ public final class JsonScanner {
         this.objects = new boolean[maxDepth + 1];
     }
 
-    /** Starts scanning {@code len} bytes of {@code bytes} from {@code off}; the array is read in place, never written. */
+    /** Starts scanning {@code len} bytes of {@code bytes} from {@code off}; the array is read in place, not written. */
     public void reset(byte[] bytes, int off, int len) {
         Objects.checkFromIndexSize(off, len, bytes.length);
         a = bytes;
@@ -176,7 +179,8 @@ public final class JsonScanner {
         if (p >= end) {
             pos = p;
             if (depth > 0) {
-                throw syntax(objects[depth] ? "unexpected end of input, expected '}'" : "unexpected end of input, expected ']'", p);
+                throw syntax(objects[depth] ? "unexpected end of input, expected '}'"
+                        : "unexpected end of input, expected ']'", p);
             }
             return token = null;
         }
@@ -205,7 +209,8 @@ public final class JsonScanner {
             }
             p = skipBlanks(p + 1);
             if (p >= end) {
-                throw syntax(inObject ? "unexpected end of input, expected a member name" : "unexpected end of input, expected a value", p);
+                throw syntax(inObject ? "unexpected end of input, expected a member name"
+                        : "unexpected end of input, expected a value", p);
             }
             c = a[p] & 0xFF;
         }
@@ -717,8 +722,8 @@ public final class JsonScanner {
 
     /**
      * Checks the escape whose backslash is at {@code p}; returns the offset past it. A string value may name a lone
-     * surrogate (<code>&#92;ud83d</code> alone); a member name may not: there a high surrogate must be followed at once by
-     * an escaped low one, as Jackson requires (it keeps names as UTF-8 bytes, which cannot hold a lone surrogate).
+     * surrogate (<code>&#92;ud83d</code> alone); a member name may not: there a high surrogate must be followed at once
+     * by an escaped low one, as Jackson requires (it keeps names as UTF-8 bytes, which cannot hold a lone surrogate).
      */
     private int escape(int p, boolean name) throws JsonScanException {
         if (p + 1 >= end) {

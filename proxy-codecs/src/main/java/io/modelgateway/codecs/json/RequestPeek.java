@@ -923,7 +923,7 @@ public final class RequestPeek {
         return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
     }
 
-    /** The first line of a message, at most 200 characters (the scanner's messages name an offset, never the body's bytes). */
+    /** The first line of a message, at most 200 characters (a scanner's message names an offset, never body bytes). */
     private static String conciseMessage(Exception e) {
         String m = e.getMessage();
         if (m == null) {

@@ -12,11 +12,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Reads one token count an upstream reported, in any of the forms the gateway meets it (raw bytes, a scanner, a
- * streaming parser, a tree node), and decides whether to believe it. A count is believed when it is a whole number from 0 to
- * {@link #MAX}; {@code 12.0} and {@code 1e3} are whole numbers and pass, {@code 12.5}, {@code -5}, {@code 1e18} and
- * a number longer than a long do not. Every reader of usage in the codecs goes through here, so the accounting
- * (which then falls back to the gateway's own estimate) and the translated answers (which show such a count as
- * absent) agree on what a count is.
+ * streaming parser, a tree node), and decides whether to believe it. A count is believed when it is a whole number from
+ * 0 to {@link #MAX}; {@code 12.0} and {@code 1e3} are whole numbers and pass, {@code 12.5}, {@code -5}, {@code 1e18}
+ * and a number longer than a long do not. Every reader of usage in the codecs goes through here, so the accounting
+ * (which then falls back to the gateway's own estimate) and the translated answers (which show such a count as absent)
+ * agree on what a count is.
  */
 public final class TokenCount {
     /**
