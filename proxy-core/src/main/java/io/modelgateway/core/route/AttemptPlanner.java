@@ -94,27 +94,28 @@ public final class AttemptPlanner {
                     false, hook, onDone);
         }
         ResponseTranslator translator = null;
-        List<BodySplicer.Edit> edits = new ArrayList<>(3);
+        List<BodySplicer.Edit> edits = List.of(); // most requests go as they came: no list is made for them
         if (provider.claudeOnVertex(deployment.upstreamModel())) {
-            edits.add(VertexClaude.edit(request.body(), peek.modelStart(), peek.modelEnd())); // the model is in the path
+            // The model is in the path.
+            edits = plus(edits, VertexClaude.edit(request.body(), peek.modelStart(), peek.modelEnd()));
         } else if (!deployment.upstreamModel().equals(peek.model())) {
-            edits.add(BodySplicer.string(peek.modelStart(), peek.modelEnd(), deployment.upstreamModel()));
+            edits = plus(edits, BodySplicer.string(peek.modelStart(), peek.modelEnd(), deployment.upstreamModel()));
         }
         if (endpoint == Endpoint.EMBEDDINGS && model.encodeBase64() && "base64".equals(peek.encodingFormat())) {
             // The provider only returns floats: ask for floats, encode base64 on the way back.
-            edits.add(BodySplicer.string(peek.encodingFormatStart(), peek.encodingFormatEnd(), "float"));
+            edits = plus(edits, BodySplicer.string(peek.encodingFormatStart(), peek.encodingFormatEnd(), "float"));
             translator = new EmbeddingsBase64();
         }
         if ((endpoint == Endpoint.CHAT_COMPLETIONS || endpoint == Endpoint.RESPONSES) && model.noTemperature()
                 && peek.hasTemperature()) {
-            edits.add(BodySplicer.removeMember(request.body(), peek.temperatureMemberStart(),
+            edits = plus(edits, BodySplicer.removeMember(request.body(), peek.temperatureMemberStart(),
                     peek.temperatureMemberEnd())); // GD-19: dropped silently on chat and the Responses API
         }
         // Every chat stream is accounted from the upstream's own usage chunk: ask for it when the caller did not,
         // and withhold it from that caller (GD-21).
         BodySplicer.Edit includeUsage = endpoint == Endpoint.CHAT_COMPLETIONS ? peek.includeUsageEdit() : null;
         if (includeUsage != null) {
-            edits.add(includeUsage);
+            edits = plus(edits, includeUsage);
         }
         ByteBuf body = edits.isEmpty()
                 ? request.body().retainedDuplicate()
@@ -122,6 +123,13 @@ public final class AttemptPlanner {
         return new ProxyExchange(ctx, request, provider, deployment.upstreamModel(), pools,
                 request.config().upstreamLimits(), collectedBudget, body, translator, includeUsage != null, hook,
                 onDone);
+    }
+
+    /** {@code edits} with {@code e} added: the shared empty list gives way to a list of its own at the first edit. */
+    private static List<BodySplicer.Edit> plus(List<BodySplicer.Edit> edits, BodySplicer.Edit e) {
+        List<BodySplicer.Edit> list = edits.isEmpty() ? new ArrayList<>(3) : edits;
+        list.add(e);
+        return list;
     }
 
     /**
