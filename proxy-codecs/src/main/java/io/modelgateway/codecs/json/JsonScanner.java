@@ -17,7 +17,7 @@ import java.util.Objects;
  *
  * <p>It accepts what jackson-core's default parser accepts and refuses the rest: no comments, single quotes, unquoted
  * names, trailing commas, NaN or Infinity, leading zeros, {@code +1}, {@code .5} or {@code 1.}; no raw control
- * character inside a string and only the escapes of RFC 8259 (<code>&#92;uXXXX</code> may name a lone surrogate).
+ * character inside a string and only the escapes of RFC 8259 (a <code>&#92;u</code> escape may name a lone surrogate).
  * Strings must be well-formed UTF-8 (no overlong forms, no encoded surrogates, nothing past U+10FFFF), also those only
  * skipped. A UTF-8 byte order mark at the very start is skipped (when something follows it); UTF-16 and UTF-32 bodies
  * are refused, because every offset the scanner reports is a byte offset into the UTF-8 body. Nesting deeper than the

@@ -99,6 +99,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
      * HEAD, above zero once the status line's end was seen, so a close then leaves a head unfinished).
      */
     private int scanned;
+    /** The lines of the block {@link #blockEnd} has found so far, its empty last line not counted. */
+    private int blockLines;
     /** This read's runs of body bytes (index, length pairs in the cumulation), not yet handed on. */
     private final int[] pieces = new int[2 * MAX_PIECES];
     private int pieceCount;
@@ -215,7 +217,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         in.getBytes(start, h);
         in.readerIndex(end);
         scanned = 0;
-        HttpResponse response = parseHead(h);
+        HttpResponse response = parseHead(h, blockLines - 1); // the fields: the lines after the status line
         int code = response.status().code();
         handOnPieces(ctx, in, out);
         if (code < 200 || code == 204 || code == 304) {
@@ -270,6 +272,9 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         int start = in.readerIndex();
         int limit = in.writerIndex();
         int line = start + scanned;
+        if (scanned == 0) {
+            blockLines = 0; // a new block (a resumed one keeps the lines it counted)
+        }
         for (;;) {
             int lf = in.indexOf(line, limit, (byte) '\n');
             if (lf < 0) {
@@ -295,6 +300,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
                 throw new Refusal(head, "header fields longer than " + MAX_HEAD + " bytes");
             }
             line = lf + 1;
+            blockLines++;
         }
     }
 
@@ -303,7 +309,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         return head ? MAX_STATUS_LINE + 2 : 0;
     }
 
-    private static HttpResponse parseHead(byte[] h) {
+    /** The head in {@code h}, with room for {@code fields} header fields (the lines {@link #blockEnd} counted). */
+    private static HttpResponse parseHead(byte[] h, int fields) {
         checkLineEnds(h, true);
         int eol = indexOf(h, 0, (byte) '\r');
         int sp = indexOf(h, 0, (byte) ' ');
@@ -319,7 +326,7 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             throw new Refusal(true, "status code not three digits");
         }
         int code = (h[c] - '0') * 100 + (h[c + 1] - '0') * 10 + (h[c + 2] - '0');
-        HttpHeaders headers = ArrayHttpHeaders.validating(lines(h, eol + 2));
+        HttpHeaders headers = ArrayHttpHeaders.validating(fields);
         readFields(h, eol + 2, headers, false);
         return new DefaultHttpResponse(version, HttpResponseStatus.valueOf(code), headers);
     }
@@ -339,17 +346,6 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
         } catch (IllegalArgumentException e) {
             throw new Refusal(true, "not an HTTP version: " + e.getMessage());
         }
-    }
-
-    /** The number of lines from {@code at} to the end of the head, the empty one not counted: room for its fields. */
-    private static int lines(byte[] h, int at) {
-        int n = -1;
-        for (int i = at; i < h.length; i++) {
-            if (h[i] == '\n') {
-                n++;
-            }
-        }
-        return n;
     }
 
     /**
