@@ -23,8 +23,7 @@ import io.modelgateway.core.upstream.ProxyExchange;
 import io.modelgateway.core.upstream.UpstreamPools;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
@@ -35,7 +34,7 @@ import java.util.function.Consumer;
  * for so every chat stream can be accounted). One per server; stateless apart from the shared pools, simulators and
  * budget it hands to the exchanges.
  */
-public final class AttemptPlanner {
+public final class AttemptPlanner implements AttemptFactory {
     private final UpstreamPools pools;
     private final SimulatorEngines simulators;
     private final CollectedBudget collectedBudget;
@@ -46,20 +45,9 @@ public final class AttemptPlanner {
         this.collectedBudget = collectedBudget;
     }
 
-    /** The attempts of one request, as its {@link RetryingExchange} makes them (the requested model or fallbacks). */
-    AttemptFactory attempts(ChannelHandlerContext ctx, GatewayRequest request) {
-        return new AttemptFactory() {
-            @Override
-            public Exchange create(ModelConfig model, DeploymentConfig deployment, AttemptHook hook,
-                    Consumer<Outcome> onDone) throws TranslationException {
-                return attempt(ctx, request, model, deployment, hook, onDone);
-            }
-
-            @Override
-            public boolean accepts(ModelConfig model) {
-                return ModelResolver.servable(request.endpoint(), request.peek(), model);
-            }
-        };
+    @Override
+    public boolean accepts(GatewayRequest request, ModelConfig model) {
+        return ModelResolver.servable(request.endpoint(), request.peek(), model);
     }
 
     /**
@@ -69,6 +57,7 @@ public final class AttemptPlanner {
      *
      * @throws TranslationException the request cannot be expressed in that deployment's style
      */
+    @Override
     public Exchange attempt(ChannelHandlerContext ctx, GatewayRequest request, ModelConfig model,
             DeploymentConfig deployment, AttemptHook hook, Consumer<Outcome> onDone) throws TranslationException {
         RequestPeek peek = request.peek();
@@ -94,7 +83,7 @@ public final class AttemptPlanner {
                     false, hook, onDone);
         }
         ResponseTranslator translator = null;
-        List<BodySplicer.Edit> edits = List.of(); // most requests go as they came: no list is made for them
+        BodySplicer.Edit[] edits = NO_EDITS; // most requests go as they came: no array is made for them
         if (provider.claudeOnVertex(deployment.upstreamModel())) {
             // The model is in the path.
             edits = plus(edits, VertexClaude.edit(request.body(), peek.modelStart(), peek.modelEnd()));
@@ -117,19 +106,24 @@ public final class AttemptPlanner {
         if (includeUsage != null) {
             edits = plus(edits, includeUsage);
         }
-        ByteBuf body = edits.isEmpty()
+        ByteBuf body = edits.length == 0
                 ? request.body().retainedDuplicate()
-                : BodySplicer.splice(ctx.alloc(), request.body(), edits.toArray(BodySplicer.Edit[]::new));
+                : BodySplicer.splice(ctx.alloc(), request.body(), edits);
         return new ProxyExchange(ctx, request, provider, deployment.upstreamModel(), pools,
                 request.config().upstreamLimits(), collectedBudget, body, translator, includeUsage != null, hook,
                 onDone);
     }
 
-    /** {@code edits} with {@code e} added: the shared empty list gives way to a list of its own at the first edit. */
-    private static List<BodySplicer.Edit> plus(List<BodySplicer.Edit> edits, BodySplicer.Edit e) {
-        List<BodySplicer.Edit> list = edits.isEmpty() ? new ArrayList<>(3) : edits;
-        list.add(e);
-        return list;
+    private static final BodySplicer.Edit[] NO_EDITS = {};
+
+    /**
+     * {@code edits} and then {@code e}, in a new array one longer: a request has one edit or two (a stream's
+     * {@code include_usage}, a deployment's model name), so the array is the exact size {@code splice} takes.
+     */
+    private static BodySplicer.Edit[] plus(BodySplicer.Edit[] edits, BodySplicer.Edit e) {
+        BodySplicer.Edit[] more = Arrays.copyOf(edits, edits.length + 1);
+        more[edits.length] = e;
+        return more;
     }
 
     /**

@@ -110,7 +110,7 @@ public final class ExchangeStarter extends ChannelInboundHandlerAdapter {
             }
             return planner.attempt(ctx, request, model, deployment, AttemptHook.NONE, onDone);
         }
-        RetryingExchange exchange = new RetryingExchange(ctx, request, route, planner.attempts(ctx, request), onDone);
+        RetryingExchange exchange = new RetryingExchange(ctx, request, route, planner, onDone);
         exchange.prepare();
         return exchange;
     }

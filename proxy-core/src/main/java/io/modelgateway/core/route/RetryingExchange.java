@@ -59,8 +59,11 @@ import java.util.random.RandomGenerator;
  *
  * <p>Threading: confined to the client channel's event loop, like the attempts; only the
  * {@link DeploymentHealth} it updates is shared.
+ *
+ * <p>It is itself every attempt's {@code onDone} ({@link #accept}): one object for the request, no function per
+ * request or attempt.
  */
-final class RetryingExchange implements Exchange, AttemptHook {
+final class RetryingExchange implements Exchange, AttemptHook, Consumer<Outcome> {
     private static final Logger LOG = Logger.getLogger(RetryingExchange.class.getName());
 
     private final ChannelHandlerContext ctx;
@@ -70,8 +73,6 @@ final class RetryingExchange implements Exchange, AttemptHook {
     /** The requested model; its fallbacks are the ones followed. */
     private final ModelRoute primary;
     private final RandomGenerator random;
-    /** Every attempt's {@code onDone}: one object for the request, not one per attempt. */
-    private final Consumer<Outcome> ended = this::attemptEnded;
 
     /** The model being tried, and its place: -1 for the requested model, else the fallback's index. */
     private ModelRoute route;
@@ -119,7 +120,7 @@ final class RetryingExchange implements Exchange, AttemptHook {
         index = pick & ModelRoute.INDEX;
         probe = (pick & ModelRoute.PROBE) != 0;
         try {
-            attempt = factory.create(route.model(), route.deployment(index), this, ended);
+            attempt = factory.attempt(ctx, request, route.model(), route.deployment(index), this, this);
         } catch (TranslationException | RuntimeException e) {
             releaseProbe();
             throw e;
@@ -220,7 +221,7 @@ final class RetryingExchange implements Exchange, AttemptHook {
         while (r != null) {
             RetryConfig rc = r.retries();
             int left = rc.max() + 1 - (fresh ? 0 : attemptsOnModel);
-            if (left > 0 && (!fresh || factory.accepts(r.model()))) {
+            if (left > 0 && (!fresh || factory.accepts(request, r.model()))) {
                 long triedHere = fresh ? 0 : tried;
                 int pick = r.select(now, triedHere, fresh ? -1 : index, random);
                 int i = pick & ModelRoute.INDEX;
@@ -257,7 +258,7 @@ final class RetryingExchange implements Exchange, AttemptHook {
     /** The next attempt, or null when the request cannot be expressed for that deployment (the model is left). */
     private Exchange build(ModelRoute r, int i) {
         try {
-            return factory.create(r.model(), r.deployment(i), this, ended);
+            return factory.attempt(ctx, request, r.model(), r.deployment(i), this, this);
         } catch (TranslationException e) {
             LOG.log(Level.FINE, "request " + request.requestId() + ": cannot go to " + r.deployment(i), e);
             return null;
@@ -281,6 +282,12 @@ final class RetryingExchange implements Exchange, AttemptHook {
         retries++;
         // Never started from inside the failed attempt's call stack: it finishes its own cleanup first.
         timer = ctx.executor().schedule(this::fire, waitMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** An attempt's {@code onDone}: it ended; see {@link #attemptEnded}. */
+    @Override
+    public void accept(Outcome outcome) {
+        attemptEnded(outcome);
     }
 
     /** The current attempt ended (answered, failed as answered, or cancelled): so does the request. */

@@ -6,6 +6,7 @@ import io.modelgateway.codecs.translate.ResponseTranslator;
 import io.modelgateway.core.answer.AnswerWriter;
 import io.modelgateway.core.answer.CollectedBudget;
 import io.modelgateway.core.config.ProviderConfig;
+import io.modelgateway.core.config.TimeoutsConfig;
 import io.modelgateway.core.config.UpstreamLimitsConfig;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.Exchange;
@@ -24,6 +25,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.logging.Level;
@@ -108,8 +110,7 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         this.upstreamBody = upstreamBody;
         this.writer = new AnswerWriter(ctx, request, provider.name(), provider.styleFor(upstreamModel), limits, budget,
                 translator, withholdUsageChunk, hook, onDone, this);
-        this.watchdog = new UpstreamWatchdog(ctx.executor(), request.startNanos(), provider.timeouts(), writer::waiting,
-                this::timedOut);
+        this.watchdog = new Watchdog(ctx.executor(), request.startNanos(), provider.timeouts());
     }
 
     @Override
@@ -140,7 +141,12 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         if (writer.done()) {
             return; // cancelled while the token was being obtained
         }
-        Future<Channel> f = pools.acquire(ctx.channel().eventLoop(), target);
+        Channel idle = pools.pollIdle(target);
+        if (idle != null) {
+            send(idle);
+            return;
+        }
+        Future<Channel> f = pools.acquireFresh(ctx.channel().eventLoop(), target);
         if (f.isDone()) {
             connected(f);
         } else {
@@ -166,7 +172,12 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
                     null);
             return;
         }
-        upstream = (Channel) f.getNow();
+        send((Channel) f.getNow());
+    }
+
+    /** Sends the request on {@code channel}, a connection to the provider that is now this attempt's. */
+    private void send(Channel channel) {
+        upstream = channel;
         UpstreamResponseReceiver receiver =
                 (UpstreamResponseReceiver) upstream.pipeline().get(UpstreamPipelineNames.RECEIVER);
         receiver.listener(this);
@@ -288,6 +299,23 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         upstream = null;
         writer.failed(UpstreamFailure.LOST_BEFORE_ANSWER, UpstreamFailures.LOST_BEFORE_ANSWER,
                 UpstreamFailures.LOST_MID_STREAM);
+    }
+
+    /** The attempt's deadlines, asking the writer whether the answer's head is still awaited. */
+    private final class Watchdog extends UpstreamWatchdog {
+        Watchdog(EventExecutor executor, long startNanos, TimeoutsConfig timeouts) {
+            super(executor, startNanos, timeouts);
+        }
+
+        @Override
+        boolean waiting() {
+            return writer.waiting();
+        }
+
+        @Override
+        void expired(boolean total) {
+            timedOut(total);
+        }
     }
 
     /** A deadline passed (see {@link UpstreamWatchdog}); {@code total}: the whole exchange's. */

@@ -88,21 +88,25 @@ public final class UpstreamPools implements AutoCloseable {
         return t;
     }
 
-    /** A connection to {@code target}'s provider on {@code loop}: an idle pooled one, or a new one. */
-    public Future<Channel> acquire(EventLoop loop, UpstreamTarget target) {
+    /**
+     * An idle pooled connection to {@code target}'s provider, on the calling event loop, or null (then
+     * {@link #acquireFresh} connects): a bare channel, no future around it, since this is the usual case on a busy
+     * gateway.
+     */
+    public Channel pollIdle(UpstreamTarget target) {
         ArrayDeque<Channel> q = idle.get().get(target.origin);
         if (q != null) {
             Channel ch;
             while ((ch = q.pollLast()) != null) {
                 if (ch.isActive()) {
-                    return loop.newSucceededFuture(ch);
+                    return ch;
                 }
             }
         }
-        return connect(loop, target);
+        return null;
     }
 
-    /** A new connection, bypassing the idle ones (used to retry after a stale pooled connection). */
+    /** A new connection to {@code target}'s provider on {@code loop} (none idle, or a retry after a stale one). */
     public Future<Channel> acquireFresh(EventLoop loop, UpstreamTarget target) {
         return connect(loop, target);
     }

@@ -4,7 +4,6 @@ import io.modelgateway.core.config.TimeoutsConfig;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /**
  * The deadlines of one attempt at an upstream (its provider's {@code timeouts}): the first byte of the answer
@@ -15,39 +14,34 @@ import java.util.function.BooleanSupplier;
  * <p>While the gateway itself stopped reading the upstream because the client does not take what it has, the
  * upstream's silence is the gateway's doing, so the idle clock does not run (the total still does); it starts again
  * from the moment the client can take more. Confined to the exchange's event loop.
+ *
+ * <p>The exchange subclasses it (what it asks, {@link #waiting} and {@link #expired}, are methods, not two functions
+ * held), and it is itself the task its timer runs: one object per attempt, no lambda per arming.
  */
-final class UpstreamWatchdog {
-    /** What happens when a deadline passed. */
-    interface Expiry {
-        /** @param total the whole exchange's deadline passed (else the first byte's or the idle gap's) */
-        void expired(boolean total);
-    }
-
+abstract class UpstreamWatchdog implements Runnable {
     private final EventExecutor executor;
     private final long totalDeadline;
     private final long firstByteNanos;
     private final long idleNanos;
-    private final BooleanSupplier waiting;
-    private final Expiry expiry;
     private ScheduledFuture<?> timer;
     private long sentNanos;
     /** When the upstream last sent anything of its answer (the idle clock). */
     private long lastNanos;
     private boolean pausedByClient;
 
-    /**
-     * @param startNanos when the caller's request began
-     * @param waiting    whether the answer's head has not arrived yet (the first-byte clock runs, not the idle one)
-     */
-    UpstreamWatchdog(EventExecutor executor, long startNanos, TimeoutsConfig timeouts, BooleanSupplier waiting,
-            Expiry expiry) {
+    /** @param startNanos when the caller's request began */
+    UpstreamWatchdog(EventExecutor executor, long startNanos, TimeoutsConfig timeouts) {
         this.executor = executor;
         this.totalDeadline = startNanos + TimeUnit.MILLISECONDS.toNanos(timeouts.totalMs());
         this.firstByteNanos = TimeUnit.MILLISECONDS.toNanos(timeouts.firstByteMs());
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(timeouts.streamIdleMs());
-        this.waiting = waiting;
-        this.expiry = expiry;
     }
+
+    /** Whether the answer's head has not arrived yet (the first-byte clock runs, not the idle one). */
+    abstract boolean waiting();
+
+    /** A deadline passed; {@code total}: the whole exchange's (else the first byte's or the idle gap's). */
+    abstract void expired(boolean total);
 
     /** The request went out at {@code now} ({@code paused}: the client is not taking what it has). */
     void sent(long now, boolean paused) {
@@ -85,7 +79,7 @@ final class UpstreamWatchdog {
 
     /** The next deadline: the first byte while waiting for the head, else the idle gap; the total always. */
     private long nextDeadline() {
-        boolean beforeHead = waiting.getAsBoolean();
+        boolean beforeHead = waiting();
         if (pausedByClient && !beforeHead) {
             return totalDeadline;
         }
@@ -94,16 +88,18 @@ final class UpstreamWatchdog {
     }
 
     private void arm(long now) {
-        timer = executor.schedule(this::fired, Math.max(0, nextDeadline() - now), TimeUnit.NANOSECONDS);
+        timer = executor.schedule(this, Math.max(0, nextDeadline() - now), TimeUnit.NANOSECONDS);
     }
 
-    private void fired() {
+    /** The timer fired. */
+    @Override
+    public final void run() {
         timer = null;
         long now = System.nanoTime();
         if (now < nextDeadline()) {
             arm(now);
             return;
         }
-        expiry.expired(now >= totalDeadline);
+        expired(now >= totalDeadline);
     }
 }
