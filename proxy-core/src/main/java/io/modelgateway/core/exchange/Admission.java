@@ -37,6 +37,11 @@ public abstract class Admission {
      */
     public abstract void addHeaders(HttpHeaders headers, ApiStyle style);
 
+    /** At most how many headers {@link #addHeaders} adds: for sizing a head before they go in. */
+    public int headerCount() {
+        return 0;
+    }
+
     /**
      * The exchange ended having used {@code actualTokens} (input + output; the estimate when unknown): token
      * reservations are corrected by the difference and concurrency slots freed. Only the first call counts.

@@ -64,6 +64,15 @@ abstract class CountedAdmission extends Admission {
     }
 
     @Override
+    public int headerCount() {
+        int n = error != null ? 3 : 0; // Retry-After, retry-after-ms, x-should-retry
+        if (familyHeaders) {
+            n += (requestsLimit > 0 ? 3 : 0) + (tokensLimit > 0 ? 3 : 0); // limit, remaining, reset
+        }
+        return n;
+    }
+
+    @Override
     public void addHeaders(HttpHeaders headers, ApiStyle style) {
         if (error != null) {
             RateLimitHeaders.writeRetry(headers, retryAfterMillis, shouldRetry);

@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * scope at a time.
  *
  * <p>Confined to the exchange's event loop (the {@link Admission} contract), so its own fields are plain;
- * the scope state it points at is shared and changed only by compare-and-set.
+ * the scope state it points at is shared and changed atomically (counters, and buckets under their monitors).
  */
-final class LimitedAdmission extends CountedAdmission {
+final class LimitedAdmission extends CountedAdmission implements TokenBucket.Levels {
     /** The limits a single scope holds for this exchange; a linked list, newest first. */
     static final class Hold {
         final ScopeState state;
@@ -49,6 +49,16 @@ final class LimitedAdmission extends CountedAdmission {
     Hold hold(ScopeState state, AtomicInteger inFlight) {
         holds = new Hold(state, inFlight, holds);
         return holds;
+    }
+
+    /** A bucket's level after a take: {@link #reportTokens} or {@link #reportRequests}. */
+    @Override
+    public void level(boolean tokens, long capacity, long remaining, long fullAtNanos) {
+        if (tokens) {
+            reportTokens(capacity, remaining, fullAtNanos);
+        } else {
+            reportRequests(capacity, remaining, fullAtNanos);
+        }
     }
 
     /** Records a requests bucket's state for the headers; the scope with the fewest remaining wins. */

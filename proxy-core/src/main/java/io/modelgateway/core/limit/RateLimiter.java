@@ -28,7 +28,8 @@ import java.util.function.LongSupplier;
  * requests, daily tokens; scopes in the order key, key on model, model. The first limit that refuses decides
  * the 429 and everything reserved before it is given back.
  *
- * <p>Thread safety: called on event loops, any of them, concurrently; lock-free (CAS), never blocking.
+ * <p>Thread safety: called on event loops, any of them, concurrently; the counters are atomic, each bucket takes
+ * its monitor for a few arithmetic operations (see {@link TokenBucket}), nothing waits for anything else.
  */
 public final class RateLimiter {
     /**
@@ -135,8 +136,7 @@ public final class RateLimiter {
         LimitedAdmission.Hold h = a.hold(state, counter);
 
         if (rpm > 0) {
-            TokenBucket.Level l = state.requests.take(1, rpm, now);
-            if (l == null) {
+            if (!state.requests.take(1, rpm, now, false, a)) {
                 TokenBucket.Level seen = state.requests.peek(rpm, now);
                 a.reportRequests(rpm, rpm - seen.used(), now + TokenBucket.nanosUntilFull(seen, rpm, now));
                 long wait = Math.max(1, millis(TokenBucket.nanosUntilRoom(seen, 1, rpm, now)));
@@ -144,15 +144,13 @@ public final class RateLimiter {
                 return false;
             }
             h.requestsCapacity = rpm;
-            a.reportRequests(rpm, rpm - l.used(), now + TokenBucket.nanosUntilFull(l, rpm, now));
         }
 
         if (tpm > 0) {
             // Never more than the whole bucket: a request estimated above the limit still passes on a full bucket
             // (and its real usage then empties the bucket), rather than being refused forever.
             long reserve = Math.min(estimate, tpm);
-            TokenBucket.Level l = state.tokens.take(reserve, tpm, now);
-            if (l == null) {
+            if (!state.tokens.take(reserve, tpm, now, true, a)) {
                 TokenBucket.Level seen = state.tokens.peek(tpm, now);
                 a.reportTokens(tpm, tpm - seen.used(), now + TokenBucket.nanosUntilFull(seen, tpm, now));
                 long wait = Math.max(1, millis(TokenBucket.nanosUntilRoom(seen, reserve, tpm, now)));
@@ -161,7 +159,6 @@ public final class RateLimiter {
             }
             h.tokensCapacity = tpm;
             h.tokensReserved = reserve;
-            a.reportTokens(tpm, tpm - l.used(), now + TokenBucket.nanosUntilFull(l, tpm, now));
         }
 
         if (concurrent > 0) {

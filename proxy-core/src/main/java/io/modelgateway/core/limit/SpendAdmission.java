@@ -90,6 +90,11 @@ public final class SpendAdmission extends Admission {
     }
 
     @Override
+    public int headerCount() {
+        return error != null ? 3 : inner.headerCount();
+    }
+
+    @Override
     public void addHeaders(HttpHeaders headers, ApiStyle style) {
         if (error != null) {
             // No retry an SDK makes within its minute of patience can pass: x-should-retry: false.

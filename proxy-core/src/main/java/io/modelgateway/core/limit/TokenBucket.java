@@ -1,8 +1,6 @@
 package io.modelgateway.core.limit;
 
 import io.modelgateway.codecs.Saturating;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * A per-minute bucket (requests or tokens) of one scope. A bucket of capacity C refills C per minute,
@@ -17,9 +15,10 @@ import java.lang.invoke.VarHandle;
  * a limit applies it to the usage already counted. That is why the level is kept in tokens (or requests)
  * used and not in time (as GCRA does): a level in time units would silently change meaning with the rate.
  *
- * <p>Thread safety: called from every event loop at once. The state is one immutable {@link Level} swapped by
- * compare-and-set, so an update is never lost or torn and nothing blocks; a failed CAS means another loop got
- * there first, and the loop retries on the fresh level.
+ * <p>Thread safety: called from every event loop at once. The state, two longs, is read and written under the
+ * bucket's monitor, held for a few arithmetic operations and never across a call out: an update is never lost or
+ * torn, and a loop that finds it taken waits those nanoseconds. (It was one immutable level swapped by
+ * compare-and-set: as safe, but a new object on every take and on most settlements, two per request.)
  */
 final class TokenBucket {
     /** The refill period: C per minute. */
@@ -29,60 +28,60 @@ final class TokenBucket {
      * {@code used} tokens (or requests) were in use at {@code atNanos}; time since then has refilled the bucket
      * but is not applied yet. {@code used} is at most the capacity in force when it was stored (it may exceed a
      * capacity lowered since, and is then read as that capacity). When {@code used} is 0, {@code atNanos} means
-     * nothing: a full bucket banks no refill.
+     * nothing: a full bucket banks no refill. A snapshot, for a refusal (see {@link #peek}).
      */
     record Level(long used, long atNanos) {
     }
 
-    private static final Level FULL = new Level(0, 0);
-    private static final VarHandle LEVEL;
-
-    static {
-        try {
-            LEVEL = MethodHandles.lookup().findVarHandle(TokenBucket.class, "level", Level.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
+    /** Where a take reports the level it left: what the rate-limit headers say. */
+    interface Levels {
+        /**
+         * @param tokens      the tokens bucket (else the requests bucket)
+         * @param remaining   what the bucket holds after the take
+         * @param fullAtNanos when it will be full again, on the clock of {@code now}
+         */
+        void level(boolean tokens, long capacity, long remaining, long fullAtNanos);
     }
 
-    /** Replaced only by compare-and-set through {@link #LEVEL}. */
-    private volatile Level level = FULL;
+    /** The level, as in {@link Level}; guarded by {@code this}. */
+    private long used;
+    private long atNanos;
 
     /**
-     * Takes {@code cost} if, after refilling up to {@code now}, {@code used + cost <= capacity}.
+     * Takes {@code cost} if, after refilling up to {@code now}, {@code used + cost <= capacity}, and then tells
+     * {@code to} the level it left.
      *
      * @param cost at most {@code capacity}, so a full bucket always admits
-     * @return the level after taking (what the rate-limit headers report), or null when refused (nothing taken)
+     * @return whether it was taken (when not, nothing changed and nothing was told)
      */
-    Level take(long cost, long capacity, long now) {
-        for (;;) {
-            Level cur = level;
-            // The refill is worked out in locals rather than through refill(): one Level per attempt instead of
-            // two, since escape analysis does not remove an object that may also be the shared one.
-            long used = Math.min(cur.used, capacity);
-            long at = now;
+    boolean take(long cost, long capacity, long now, boolean tokens, Levels to) {
+        long after;
+        long at = now;
+        synchronized (this) {
+            long used = Math.min(this.used, capacity);
             if (used != 0) {
-                long elapsed = now - cur.atNanos;
+                long elapsed = now - atNanos;
                 if (elapsed <= 0) {
-                    at = cur.atNanos;
+                    at = atNanos; // another loop read the clock later
                 } else {
                     long refilled = refilled(elapsed, capacity);
                     if (refilled >= used) {
                         used = 0;
                     } else {
                         used -= refilled;
-                        at = refilledAt(cur.atNanos, refilled, capacity, now);
+                        at = refilledAt(atNanos, refilled, capacity, now);
                     }
                 }
             }
             if (used > capacity - cost) {
-                return null;
+                return false;
             }
-            Level next = new Level(used + cost, at);
-            if (LEVEL.compareAndSet(this, cur, next)) {
-                return next;
-            }
+            after = used + cost;
+            this.used = after;
+            this.atNanos = at;
         }
+        to.level(tokens, capacity, capacity - after, now + nanosUntilFull(after, at, capacity, now));
+        return true;
     }
 
     /**
@@ -98,13 +97,10 @@ final class TokenBucket {
         if (delta == 0) {
             return;
         }
-        for (;;) {
-            Level cur = level;
-            Level base = refill(cur, capacity, now);
-            Level next = new Level(Math.min(Saturating.add(base.used, delta), capacity), base.atNanos);
-            if (LEVEL.compareAndSet(this, cur, next)) {
-                return;
-            }
+        synchronized (this) {
+            Level base = refill(used, atNanos, capacity, now);
+            used = Math.min(Saturating.add(base.used, delta), capacity);
+            atNanos = base.atNanos;
         }
     }
 
@@ -113,36 +109,46 @@ final class TokenBucket {
      * lower the level, clamped at 0), so the refill can wait for the next {@link #take}.
      */
     void giveBack(long amount) {
-        for (;;) {
-            Level cur = level;
-            long used = cur.used - amount;
-            Level next = used <= 0 ? FULL : new Level(used, cur.atNanos);
-            if (cur.used == 0 || LEVEL.compareAndSet(this, cur, next)) {
-                return;
+        synchronized (this) {
+            long left = used - amount;
+            if (left <= 0) {
+                used = 0;
+                atNanos = 0;
+            } else {
+                used = left;
             }
         }
     }
 
     /** The level refilled up to {@code now}, changing nothing: what a refusal reports and waits out. */
     Level peek(long capacity, long now) {
-        return refill(level, capacity, now);
+        long u;
+        long at;
+        synchronized (this) {
+            u = used;
+            at = atNanos;
+        }
+        return refill(u, at, capacity, now);
     }
 
-    /** {@code cur} with the refill of the time up to {@code now} applied, and read under {@code capacity}. */
-    private static Level refill(Level cur, long capacity, long now) {
-        if (cur.used == 0) {
-            return cur.atNanos == now ? cur : new Level(0, now);
+    /**
+     * The level {@code (used, at)} with the refill of the time up to {@code now} applied, and read under
+     * {@code capacity}.
+     */
+    private static Level refill(long usedThen, long at, long capacity, long now) {
+        if (usedThen == 0) {
+            return new Level(0, now);
         }
-        long used = Math.min(cur.used, capacity);
-        long elapsed = now - cur.atNanos;
+        long used = Math.min(usedThen, capacity);
+        long elapsed = now - at;
         long refilled = elapsed <= 0 ? 0 : refilled(elapsed, capacity); // <= 0: another loop read the clock later
         if (refilled >= used) {
             return new Level(0, now);
         }
         if (refilled == 0) {
-            return used == cur.used ? cur : new Level(used, cur.atNanos);
+            return new Level(used, at);
         }
-        return new Level(used - refilled, refilledAt(cur.atNanos, refilled, capacity, now));
+        return new Level(used - refilled, refilledAt(at, refilled, capacity, now));
     }
 
     /**
@@ -159,10 +165,14 @@ final class TokenBucket {
      * as the level never exceeds the capacity (the bound here says so where the headers read it).
      */
     static long nanosUntilFull(Level level, long capacity, long now) {
-        if (level.used == 0) {
+        return nanosUntilFull(level.used, level.atNanos, capacity, now);
+    }
+
+    private static long nanosUntilFull(long used, long at, long capacity, long now) {
+        if (used == 0) {
             return 0;
         }
-        long nanos = Saturating.add(nanosToRefill(Math.min(level.used, capacity), capacity, true), level.atNanos - now);
+        long nanos = Saturating.add(nanosToRefill(Math.min(used, capacity), capacity, true), at - now);
         return Math.min(WINDOW_NANOS, Math.max(0, nanos));
     }
 
