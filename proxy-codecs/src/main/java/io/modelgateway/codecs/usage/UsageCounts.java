@@ -54,25 +54,25 @@ public final class UsageCounts {
     private static final int[] FIRST = {PROMPT, CACHED, REASONING, INPUT_CACHED, OUTPUT_REASONING};
     private static final int[] LAST = {GEMINI_TOOL_USE, CACHE_WRITE, REASONING, INPUT_CACHED, OUTPUT_THINKING};
 
-    private long promptTokens = -1;
-    private long completionTokens = -1;
-    private long cachedTokens;
-    private long cacheWriteTokens;
-    private long reasoningTokens;
-    private long inputTokens = -1;
-    private long outputTokens = -1;
-    private long cacheCreation;
-    private long cacheRead;
+    private int promptTokens = -1;
+    private int completionTokens = -1;
+    private int cachedTokens;
+    private int cacheWriteTokens;
+    private int reasoningTokens;
+    private int inputTokens = -1;
+    private int outputTokens = -1;
+    private int cacheCreation;
+    private int cacheRead;
     /** Responses API: the input's cache reads, inside {@code input_tokens}; -1 when no such details were read. */
-    private long inputCached = -1;
+    private int inputCached = -1;
     /** Reasoning inside {@code output_tokens}: Responses' {@code reasoning_tokens}, Anthropic's {@code thinking_tokens}. */
-    private long outputReasoning;
+    private int outputReasoning;
     /** Gemini's counts ({@link #GEMINI_PROMPT} to {@link #GEMINI_TOOL_USE}); -1 for the two main ones: not read. */
-    private long geminiPrompt = -1;
-    private long geminiCandidates = -1;
-    private long geminiCached;
-    private long geminiThoughts;
-    private long geminiToolUse;
+    private int geminiPrompt = -1;
+    private int geminiCandidates = -1;
+    private int geminiCached;
+    private int geminiThoughts;
+    private int geminiToolUse;
     /** The name of the first count that was not believed (a name of ours, never the upstream's bytes); or null. */
     private String implausible;
 
@@ -196,29 +196,30 @@ public final class UsageCounts {
         if (n == TokenCount.ABSENT) {
             return; // null, a string, an object: the field says nothing, as before
         }
-        if (n < 0) {
+        if (n < 0 || n > TokenCount.MAX) {
             if (implausible == null) {
                 implausible = NAMES[field];
             }
             return;
         }
+        int count = (int) n; // at most TokenCount.MAX: the counts are ints, half the object of one per answer
         switch (field) {
-            case PROMPT -> promptTokens = n;
-            case COMPLETION -> completionTokens = n;
-            case INPUT -> inputTokens = n;
-            case OUTPUT -> outputTokens = n;
-            case CACHE_CREATION_INPUT -> cacheCreation = n;
-            case CACHE_READ_INPUT -> cacheRead = n;
-            case GEMINI_PROMPT -> geminiPrompt = n;
-            case GEMINI_CANDIDATES -> geminiCandidates = n;
-            case GEMINI_CACHED -> geminiCached = n;
-            case GEMINI_THOUGHTS -> geminiThoughts = n;
-            case GEMINI_TOOL_USE -> geminiToolUse = n;
-            case CACHED -> cachedTokens = n;
-            case CACHE_WRITE -> cacheWriteTokens = n;
-            case REASONING -> reasoningTokens = n;
-            case INPUT_CACHED -> inputCached = n;
-            default -> outputReasoning = n; // OUTPUT_REASONING, OUTPUT_THINKING
+            case PROMPT -> promptTokens = count;
+            case COMPLETION -> completionTokens = count;
+            case INPUT -> inputTokens = count;
+            case OUTPUT -> outputTokens = count;
+            case CACHE_CREATION_INPUT -> cacheCreation = count;
+            case CACHE_READ_INPUT -> cacheRead = count;
+            case GEMINI_PROMPT -> geminiPrompt = count;
+            case GEMINI_CANDIDATES -> geminiCandidates = count;
+            case GEMINI_CACHED -> geminiCached = count;
+            case GEMINI_THOUGHTS -> geminiThoughts = count;
+            case GEMINI_TOOL_USE -> geminiToolUse = count;
+            case CACHED -> cachedTokens = count;
+            case CACHE_WRITE -> cacheWriteTokens = count;
+            case REASONING -> reasoningTokens = count;
+            case INPUT_CACHED -> inputCached = count;
+            default -> outputReasoning = count; // OUTPUT_REASONING, OUTPUT_THINKING
         }
     }
 
