@@ -304,7 +304,8 @@ public final class AnswerWriter {
             return;
         }
         mode = Mode.RELAY;
-        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HttpResponses.TRUSTED_HEADERS);
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status,
+                ArrayHttpHeaders.trusted(2 + request.decorations()));
         HttpHeaders h = head.headers();
         if (contentType != null) {
             h.set(HttpHeaderNames.CONTENT_TYPE, contentType);

@@ -8,7 +8,7 @@ import io.modelgateway.codecs.sse.EventBytes;
 import io.modelgateway.codecs.sse.SseDataCheck;
 import io.modelgateway.codecs.sse.SseEventScanner;
 import io.modelgateway.codecs.translate.StreamTranslator;
-import io.modelgateway.core.exchange.HttpResponses;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.exchange.UpstreamFailures;
 import io.netty.buffer.ByteBuf;
@@ -260,7 +260,7 @@ final class StreamRelay {
 
     private void sendHead() {
         HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                HttpResponses.TRUSTED_HEADERS);
+                ArrayHttpHeaders.trusted(4 + writer.request().decorations()));
         HttpHeaders h = head.headers();
         h.set(HttpHeaderNames.CONTENT_TYPE, TEXT_EVENT_STREAM);
         h.set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);

@@ -4,6 +4,7 @@ import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.core.config.KeyConfig;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.RequestStep;
@@ -20,7 +21,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
-import java.util.Iterator;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.security.auth.x500.X500Principal;
 
@@ -243,11 +243,8 @@ public final class KeyAuthenticator extends RequestStep {
          */
         GatewayError find(HttpHeaders h, CharSequence name, boolean bearerScheme, String twoKeys) {
             value = null;
-            if (!h.contains(name)) {
-                return null;
-            }
-            for (Iterator<? extends CharSequence> it = h.valueCharSequenceIterator(name); it.hasNext(); ) {
-                CharSequence v = it.next();
+            CharSequence v;
+            for (int k = 0; (v = ArrayHttpHeaders.value(h, name, k)) != null; k++) {
                 int s = trimStart(v, 0, v.length());
                 int e = trimEnd(v, s, v.length());
                 if (bearerScheme && e - s > 7 && AsciiString.regionMatches(v, true, s, "Bearer ", 0, 7)) {

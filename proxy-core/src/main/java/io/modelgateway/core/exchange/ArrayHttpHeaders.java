@@ -122,6 +122,26 @@ public final class ArrayHttpHeaders extends HttpHeaders {
         return headers instanceof ArrayHttpHeaders a ? a.first(name) : headers.get(name);
     }
 
+    /**
+     * The {@code n}th value (from 0, in arrival order) of {@code name} in {@code headers} as it is held, or null when
+     * there are not that many: for walking a name's values without an iterator (for an {@code ArrayHttpHeaders} no
+     * object at all; for other headers a list of them per call).
+     */
+    public static CharSequence value(HttpHeaders headers, CharSequence name, int n) {
+        if (headers instanceof ArrayHttpHeaders a) {
+            int i = -1;
+            for (int k = 0; k <= n; k++) {
+                i = a.indexOf(name, i + 1);
+                if (i < 0) {
+                    return null;
+                }
+            }
+            return a.kv[2 * i + 1];
+        }
+        List<String> all = headers.getAll(name);
+        return n < all.size() ? all.get(n) : null;
+    }
+
     @Override
     public String get(String name) {
         return get((CharSequence) name);

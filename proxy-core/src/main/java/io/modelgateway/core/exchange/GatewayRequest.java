@@ -173,11 +173,20 @@ public final class GatewayRequest implements ReferenceCounted {
     }
 
     /**
+     * At most how many headers {@link #decorate} adds, and one for {@code Connection}: a head that will be decorated
+     * is made with room for its own headers and these, so that it is one array of the right size.
+     */
+    public int decorations() {
+        return 4 + (admission != null ? admission.headerCount() : 0);
+    }
+
+    /**
      * The headers every response to this request carries: the request id pair (GD-5), {@code Server-Timing} (the
      * gateway's and the upstream's time to the head, {@link ServerTiming}) and, once admitted or refused by a limit,
      * the rate-limit family of the caller's style (contract 2.3). Called as the head is made.
      */
     public void decorate(HttpHeaders headers) {
+        // decorations() counts what this adds
         HttpResponses.requestId(headers, requestId);
         headers.set(ServerTiming.SERVER_TIMING, ServerTiming.value(record, System.nanoTime()));
         if (admission != null) {

@@ -18,9 +18,6 @@ public final class ServerTiming {
 
     private static final byte[] GATEWAY = "gateway;dur=".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] UPSTREAM = ", upstream;dur=".getBytes(StandardCharsets.US_ASCII);
-    /** Both parts at their longest: the labels, and two durations of up to 19 digits, a point and three decimals. */
-    private static final int MAX_LENGTH = 12 + 15 + 2 * 21;
-
     /**
      * The header's value for {@code record} with the head going out at {@code nowNanos}: ASCII bytes wrapped as they
      * were written (one array, no string), which the encoder copies as they are.
@@ -28,7 +25,10 @@ public final class ServerTiming {
     public static AsciiString value(ExchangeRecord record, long nowNanos) {
         long upstream = record.upstreamLatencyNanos();
         long gateway = Math.max(0, nowNanos - record.startNanos() - Math.max(0, upstream));
-        byte[] b = new byte[MAX_LENGTH];
+        // The array is exactly as long as the value: it is the header's bytes, held until the head is written.
+        int length = GATEWAY.length + millisLength(gateway)
+                + (upstream >= 0 ? UPSTREAM.length + millisLength(upstream) : 0);
+        byte[] b = new byte[length];
         System.arraycopy(GATEWAY, 0, b, 0, GATEWAY.length);
         int n = millis(b, GATEWAY.length, gateway);
         if (upstream >= 0) {
@@ -53,12 +53,22 @@ public final class ServerTiming {
         return end + 4;
     }
 
-    /** The decimal digits of {@code v} (not negative) at {@code at}; returns the index after them. */
-    private static int digits(byte[] b, int at, long v) {
+    /** How many bytes {@link #millis} writes for {@code nanos}. */
+    static int millisLength(long nanos) {
+        return digitCount(nanos / 1_000_000) + 4;
+    }
+
+    private static int digitCount(long v) {
         int count = 1;
         for (long x = v; x >= 10; x /= 10) {
             count++;
         }
+        return count;
+    }
+
+    /** The decimal digits of {@code v} (not negative) at {@code at}; returns the index after them. */
+    private static int digits(byte[] b, int at, long v) {
+        int count = digitCount(v);
         int i = at + count;
         do {
             b[--i] = (byte) ('0' + v % 10);

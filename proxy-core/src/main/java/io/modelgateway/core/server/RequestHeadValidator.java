@@ -2,6 +2,7 @@ package io.modelgateway.core.server;
 
 import io.modelgateway.codecs.error.ErrorKind;
 import io.modelgateway.codecs.error.GatewayError;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
@@ -146,13 +147,12 @@ public final class RequestHeadValidator extends ChannelInboundHandlerAdapter {
     }
 
     private static GatewayError checkHost(HttpRequest request, boolean required) {
-        Iterator<? extends CharSequence> hosts = request.headers().valueCharSequenceIterator(HttpHeaderNames.HOST);
-        if (!hosts.hasNext()) {
+        CharSequence host = ArrayHttpHeaders.value(request.headers(), HttpHeaderNames.HOST, 0);
+        if (host == null) {
             return required ? GatewayError.invalid("The Host header is required on HTTP/1.1.", null,
                     "invalid_request") : null;
         }
-        CharSequence host = hosts.next();
-        if (hosts.hasNext()) {
+        if (ArrayHttpHeaders.value(request.headers(), HttpHeaderNames.HOST, 1) != null) {
             return GatewayError.invalid("More than one Host header.", null, "invalid_request");
         }
         if (!validAuthority(host)) {

@@ -4,6 +4,7 @@ import io.modelgateway.core.exchange.ChunkFrame;
 import io.modelgateway.core.exchange.ConnectionEvent;
 
 import io.modelgateway.core.exchange.ApiPaths;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.error.ErrorBodies;
@@ -21,6 +22,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  * connection. The style is the request's (its path), known from the request head as it passes (the pipelining gate keeps one
  * request at a time above). Writes nothing it does not own; event-loop confined.
  */
-public final class StreamGuard extends ChannelDuplexHandler {
+public final class StreamGuard extends ChannelDuplexHandler implements Runnable {
     /** GD-11: every 15 s without output. */
     public static final long PING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(15);
     private static final byte[] CHAT_PING = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
@@ -64,7 +66,13 @@ public final class StreamGuard extends ChannelDuplexHandler {
     private boolean streaming;
     private boolean draining;
     private long lastWriteNanos;
+    /**
+     * The keep-alive timer, this handler itself as its task. It outlives the stream that started it: the next stream
+     * on the connection finds it still set and keeps it (one timer per connection at a time, not one per stream), and
+     * a timer that finds no stream when it fires stops.
+     */
     private ScheduledFuture<?> pingTimer;
+    private ChannelHandlerContext ctx;
 
     public StreamGuard() {
         this(PING_INTERVAL_NANOS);
@@ -87,8 +95,9 @@ public final class StreamGuard extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof HttpResponse head && head.status().code() >= 200) {
-            String type = head.headers().get(HttpHeaderNames.CONTENT_TYPE);
-            streaming = type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17);
+            // As held (a view into the upstream's head, or a constant): no String made of it per answer.
+            CharSequence type = ArrayHttpHeaders.firstValue(head.headers(), HttpHeaderNames.CONTENT_TYPE);
+            streaming = type != null && AsciiString.regionMatches(type, true, 0, "text/event-stream", 0, 17);
             if (streaming) {
                 startPings(ctx);
             }
@@ -99,11 +108,13 @@ public final class StreamGuard extends ChannelDuplexHandler {
         ctx.write(msg, promise);
     }
 
-    /** The answer in progress was written whole: no more pings; a draining connection with nothing left closes. */
+    /**
+     * The answer in progress was written whole: no more pings (a timer still set finds no stream and stops, unless
+     * the connection's next stream began by then); a draining connection with nothing left closes.
+     */
     private void answerComplete(ChannelHandlerContext ctx) {
         streaming = false;
         answersDone++;
-        stopPings();
         if (draining && requestsRead <= answersDone) {
             ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
@@ -111,11 +122,17 @@ public final class StreamGuard extends ChannelDuplexHandler {
 
     private void startPings(ChannelHandlerContext ctx) {
         lastWriteNanos = ctx.executor().ticker().nanoTime(); // the loop's own clock, as its timers use
-        stopPings();
-        pingTimer = ctx.executor().schedule(() -> ping(ctx), pingIntervalNanos, TimeUnit.NANOSECONDS);
+        this.ctx = ctx;
+        if (pingTimer == null) {
+            pingTimer = ctx.executor().schedule(this, pingIntervalNanos, TimeUnit.NANOSECONDS);
+        }
+        // else the timer set for an earlier stream on this connection looks at this one when it fires, measuring the
+        // idle time from lastWriteNanos, as for its own
     }
 
-    private void ping(ChannelHandlerContext ctx) {
+    /** The keep-alive timer fired. */
+    @Override
+    public void run() {
         pingTimer = null;
         if (!streaming || !ctx.channel().isActive()) {
             return;
@@ -127,7 +144,7 @@ public final class StreamGuard extends ChannelDuplexHandler {
             lastWriteNanos = ctx.executor().ticker().nanoTime();
             idle = 0;
         }
-        pingTimer = ctx.executor().schedule(() -> ping(ctx), pingIntervalNanos - Math.min(idle, pingIntervalNanos - 1),
+        pingTimer = ctx.executor().schedule(this, pingIntervalNanos - Math.min(idle, pingIntervalNanos - 1),
                 TimeUnit.NANOSECONDS);
     }
 

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -22,7 +23,6 @@ import io.netty.util.AsciiString;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.internal.StringUtil;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -88,6 +88,16 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             AsciiString.cached("x-ratelimit-limit-requests"), AsciiString.cached("x-ratelimit-limit-tokens"),
             AsciiString.cached("x-ratelimit-remaining-requests"), AsciiString.cached("x-ratelimit-remaining-tokens"),
             AsciiString.cached("x-ratelimit-reset-requests"), AsciiString.cached("x-ratelimit-reset-tokens"));
+    /**
+     * Values providers send in every answer's head, spelled exactly so (a value is data: only these very bytes are
+     * the constant); any other value is a view into the head's copy, an object per field.
+     */
+    private static final SharedNames KNOWN_VALUES = new SharedNames(
+            HttpHeaderValues.TEXT_EVENT_STREAM, AsciiString.cached("text/event-stream; charset=utf-8"),
+            HttpHeaderValues.APPLICATION_JSON, AsciiString.cached("application/json; charset=utf-8"),
+            HttpHeaderValues.CHUNKED, HttpHeaderValues.KEEP_ALIVE, HttpHeaderValues.CLOSE, HttpHeaderValues.NO_CACHE,
+            AsciiString.cached("nosniff"), AsciiString.cached("cloudflare"), AsciiString.cached("DYNAMIC"),
+            AsciiString.cached("2020-10-01"), AsciiString.cached("max-age=31536000; includeSubDomains; preload"));
 
     private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILER, TO_CLOSE, REFUSED }
 
@@ -380,7 +390,9 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
                 }
                 name = name(h, at, ne);
                 int vs = skipBlanks(h, colon + 1, eol);
-                value = view(h, vs, trimEnd(h, vs, eol));
+                int ve = trimEnd(h, vs, eol);
+                AsciiString known = ve > vs ? KNOWN_VALUES.find(h, vs, ve - vs) : null;
+                value = known != null ? known : view(h, vs, ve);
             }
             at = eol + 2;
         }
@@ -424,9 +436,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
 
     private static long contentLength(HttpHeaders headers) {
         long length = -1;
-        for (Iterator<? extends CharSequence> it = headers.valueCharSequenceIterator(HttpHeaderNames.CONTENT_LENGTH);
-                it.hasNext();) {
-            CharSequence v = it.next();
+        CharSequence v;
+        for (int k = 0; (v = ArrayHttpHeaders.value(headers, HttpHeaderNames.CONTENT_LENGTH, k)) != null; k++) {
             int i = 0;
             int n = v.length();
             do {
@@ -468,9 +479,9 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
 
     private static boolean lastCodingIsChunked(HttpHeaders headers) {
         CharSequence last = null;
-        for (Iterator<? extends CharSequence> it = headers.valueCharSequenceIterator(HttpHeaderNames.TRANSFER_ENCODING);
-                it.hasNext();) {
-            last = it.next();
+        CharSequence v;
+        for (int k = 0; (v = ArrayHttpHeaders.value(headers, HttpHeaderNames.TRANSFER_ENCODING, k)) != null; k++) {
+            last = v;
         }
         if (last == null) {
             return false;

@@ -92,6 +92,17 @@ class ArrayHttpHeadersTest {
             assertThat(ours.getAll(name)).as(at + " getAll " + name).isEqualTo(netty.getAll(name));
             assertThat(ours.contains(name)).as(at).isEqualTo(netty.contains(name));
             assertThat(ours.getInt(name)).as(at + " getInt " + name).isEqualTo(netty.getInt(name));
+            // value(h, name, n) walks what Netty's getAll lists, on ours (in place) and on Netty's (through getAll).
+            List<String> all = netty.getAll(name);
+            for (int n = 0; n <= all.size(); n++) {
+                String expected = n < all.size() ? all.get(n) : null;
+                CharSequence mine = ArrayHttpHeaders.value(ours, name, n);
+                assertThat(mine == null ? null : mine.toString()).as(at + " value " + name + " " + n)
+                        .isEqualTo(expected);
+                CharSequence theirs = ArrayHttpHeaders.value(netty, name, n);
+                assertThat(theirs == null ? null : theirs.toString()).as(at + " value " + name + " " + n)
+                        .isEqualTo(expected);
+            }
             for (String v : new String[] {"close", "CLOSE", "upgrade", "x", "y", "z", "42", "a"}) {
                 for (boolean ignoreCase : new boolean[] {true, false}) {
                     assertThat(ours.contains(name, v, ignoreCase)).as(at + " contains " + name + "=" + v)
