@@ -289,6 +289,15 @@ public final class JsonScanner {
         return decode(start + 1, tokenEnd - 1, stringFlags);
     }
 
+    /**
+     * The current string value, decoded, through the names cache (see {@link #currentName}): for a value a body
+     * repeats from one request to the next, such as a model's name, which then costs no String.
+     */
+    public String cachedText() throws JsonScanException {
+        readString();
+        return cached(start + 1, tokenEnd - 1, stringFlags);
+    }
+
     /** Length of the current string value in UTF-16 chars (a character past U+FFFF counts two), without decoding it. */
     public int textLength() throws JsonScanException {
         readString();
@@ -873,11 +882,14 @@ public final class JsonScanner {
     }
 
     private String resolveName() {
-        int from = nameStart + 1;
-        int to = nameEnd - 1;
+        return cached(nameStart + 1, nameEnd - 1, nameFlags);
+    }
+
+    /** The string whose content is {@code a[from, to)}: from the names cache when short and unescaped, else decoded. */
+    private String cached(int from, int to, int flags) {
         int length = to - from;
-        if ((nameFlags & ESCAPED) != 0 || length > NAME_MAX) {
-            return decode(from, to, nameFlags);
+        if ((flags & ESCAPED) != 0 || length > NAME_MAX) {
+            return decode(from, to, flags);
         }
         int h = 0;
         for (int p = from; p < to; p++) {
@@ -888,18 +900,18 @@ public final class JsonScanner {
             int slot = (home + k) & (NAME_SLOTS - 1);
             String cached = names[slot];
             if (cached == null) {
-                return cache(slot, from, to);
+                return cache(slot, from, to, flags);
             }
             int at = slot * NAME_MAX;
             if (nameLengths[slot] == length && Arrays.equals(a, from, to, nameBytes, at, at + length)) {
                 return cached;
             }
         }
-        return cache(home, from, to);
+        return cache(home, from, to, flags);
     }
 
-    private String cache(int slot, int from, int to) {
-        String s = decode(from, to, nameFlags);
+    private String cache(int slot, int from, int to, int flags) {
+        String s = decode(from, to, flags);
         System.arraycopy(a, from, nameBytes, slot * NAME_MAX, to - from);
         nameLengths[slot] = (byte) (to - from);
         names[slot] = s;

@@ -511,7 +511,7 @@ public final class RequestPeek {
             invalidType("model", "a string", v);
             return;
         }
-        model = scanner.text();
+        model = scanner.cachedText(); // the same few names over and over: the same String each time
         modelMemberStart = memberStart;
         modelStart = scanner.tokenStart();
         modelEnd = scanner.tokenEnd();

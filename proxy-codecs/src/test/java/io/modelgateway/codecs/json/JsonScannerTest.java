@@ -143,6 +143,28 @@ class JsonScannerTest {
     }
 
     @Test
+    void cachedText_decodesAsText_andRepeatsTheSameInstance() throws Exception {
+        String long40 = "m".repeat(40);
+        reset("[\"gpt-4o\",\"gpt-4o\",\"caf\u00e9\",\"caf\u00e9\",\"a\\u0062\",\"a\\u0062\",\"" + long40 + "\",\""
+                + long40 + "\",\"\"]");
+        s.next();
+        List<String> cached = new ArrayList<>();
+        while (s.next() == VALUE_STRING) {
+            cached.add(s.cachedText());
+        }
+        assertThat(cached).containsExactly("gpt-4o", "gpt-4o", "caf\u00e9", "caf\u00e9", "ab", "ab", long40, long40, "");
+        assertThat(cached.get(1)).isSameAs(cached.get(0)); // short, unescaped: from the cache
+        assertThat(cached.get(3)).isSameAs(cached.get(2)); // non-ASCII UTF-8 without escapes too
+        assertThat(cached.get(5)).isNotSameAs(cached.get(4)); // escaped: decoded each time
+        assertThat(cached.get(7)).isNotSameAs(cached.get(6)); // longer than a cached name: decoded each time
+        // A name and a value spelled alike share the entry; the next body finds it still there.
+        reset("{\"gpt-4o\":\"x\"}");
+        s.next();
+        s.next();
+        assertThat(s.currentName()).isSameAs(cached.get(0));
+    }
+
+    @Test
     void numbers_values() throws Exception {
         assertThat(number("0").longValue()).isZero();
         assertThat(number("-0").longValue()).isZero();
