@@ -6,12 +6,11 @@ import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.codecs.error.GatewayError;
 import io.modelgateway.codecs.json.RequestPeek;
+import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.RequestStep;
 import io.netty.util.AsciiString;
-import java.util.Iterator;
-import java.util.regex.Pattern;
 
 /**
  * Request step: is this a well-formed request of its endpoint? On the messages endpoint the API version header
@@ -22,7 +21,6 @@ import java.util.regex.Pattern;
  */
 @ChannelHandler.Sharable
 public final class RequestValidator extends RequestStep {
-    private static final Pattern VERSION_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
     private static final String FIRST_VERSION = "2023-06-01";
     /** The first version date whose messages may carry {@code role: "system"} (contract 5.11). */
     private static final String SYSTEM_ROLE_VERSION = "2026-10-21";
@@ -64,9 +62,9 @@ public final class RequestValidator extends RequestStep {
         String version = null;
         AsciiString from = null;
         for (AsciiString name : VERSION_HEADERS) {
-            Iterator<String> values = request.headers().valueStringIterator(name);
-            while (values.hasNext()) {
-                String v = values.next();
+            CharSequence held;
+            for (int k = 0; (held = ArrayHttpHeaders.value(request.headers(), name, k)) != null; k++) {
+                String v = held.toString(); // the decoder's String (HTTP/1.1): the same object
                 if (version == null) {
                     version = v;
                     from = name;
@@ -83,12 +81,26 @@ public final class RequestValidator extends RequestStep {
                     + "alias)", null, "missing_required_header");
         }
         String trimmed = version.trim();
-        if (!VERSION_DATE.matcher(trimmed).matches() || trimmed.compareTo(FIRST_VERSION) < 0) {
+        if (!isDate(trimmed) || trimmed.compareTo(FIRST_VERSION) < 0) {
             return GatewayError.invalid(from + ": '" + abbreviate(trimmed)
                     + "' is not a supported version; use 2023-06-01 or a later date.", null, "invalid_value");
         }
         request.anthropicVersion(version);
         return null;
+    }
+
+    /** Whether {@code s} is shaped {@code YYYY-MM-DD}: ten characters, ASCII digits and two dashes. */
+    static boolean isDate(String s) {
+        if (s.length() != 10 || s.charAt(4) != '-' || s.charAt(7) != '-') {
+            return false;
+        }
+        for (int i = 0; i < 10; i++) {
+            char c = s.charAt(i);
+            if (i != 4 && i != 7 && (c < '0' || c > '9')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String abbreviate(String s) {

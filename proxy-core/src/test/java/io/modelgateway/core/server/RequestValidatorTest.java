@@ -93,6 +93,32 @@ class RequestValidatorTest {
     }
 
     @Test
+    void dateShape_isWhatTheRegexAccepts() {
+        java.util.regex.Pattern date = java.util.regex.Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
+        java.util.Random rnd = new java.util.Random(11);
+        String alphabet = "0123456789-- x/\u0662\uff11T";
+        java.util.List<String> samples = new java.util.ArrayList<>(java.util.List.of("2023-06-01", "2023-6-01",
+                "2023-06-011", "", "2023/06/01", "\u0662023-06-01", "2023-06-0\uff11", " 2023-06-01", "abcd-ef-gh"));
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder b = new StringBuilder(rnd.nextInt(4) == 0 ? "2023-06-01" : "");
+            int edits = rnd.nextInt(3);
+            for (int e = 0; e < edits || b.length() == 0 && e < 12; e++) {
+                int at = b.length() == 0 ? 0 : rnd.nextInt(b.length() + 1);
+                char c = alphabet.charAt(rnd.nextInt(alphabet.length()));
+                if (rnd.nextBoolean() && at < b.length()) {
+                    b.setCharAt(at, c);
+                } else {
+                    b.insert(at, c);
+                }
+            }
+            samples.add(b.toString());
+        }
+        for (String s : samples) {
+            assertThat(RequestValidator.isDate(s)).as(s).isEqualTo(date.matcher(s).matches());
+        }
+    }
+
+    @Test
     void twoDifferentAnthropicVersionLines_is400() {
         GatewayRequest req = request(Endpoint.MESSAGES, MESSAGES);
         req.headers().add("anthropic-version", "2023-06-01").add("anthropic-version", "2026-10-21");
