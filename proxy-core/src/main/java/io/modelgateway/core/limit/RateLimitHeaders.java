@@ -66,7 +66,7 @@ public final class RateLimitHeaders {
         headers.set(LIMIT[s][f], limitText(limit));
         headers.set(REMAINING[s][f], Long.toString(Math.max(0, remaining)));
         long resetMillis = ceilDiv(Math.min(TokenBucket.WINDOW_NANOS, Math.max(0, resetNanos)), 1_000_000);
-        headers.set(RESET[s][f], s == 1 ? rfc3339(epochMillis + resetMillis) : goDuration(resetMillis));
+        headers.set(RESET[s][f], s == 1 ? instantText(epochMillis + resetMillis) : goDuration(resetMillis));
     }
 
     /**
@@ -139,6 +139,37 @@ public final class RateLimitHeaders {
         }
         return sb.append('s').toString();
     }
+
+    /**
+     * {@link #rfc3339} of {@code epochMillis}, kept by each event loop for the last few seconds it wrote: the reset
+     * instants of a busy key are the current second or the next over and over (two per Anthropic-style answer), so
+     * most answers reuse the text instead of a String and its bytes each.
+     */
+    static AsciiString instantText(long epochMillis) {
+        long seconds = Math.floorDiv(epochMillis + 999, 1000); // the rounding rfc3339 writes
+        InstantTexts t = INSTANT_TEXTS.get();
+        int slot = (int) (seconds & (InstantTexts.SLOTS - 1));
+        AsciiString text = t.texts[slot];
+        if (text == null || t.seconds[slot] != seconds) {
+            text = new AsciiString(rfc3339(epochMillis));
+            t.seconds[slot] = seconds;
+            t.texts[slot] = text;
+        }
+        return text;
+    }
+
+    private static final class InstantTexts {
+        static final int SLOTS = 4;
+        final long[] seconds = new long[SLOTS];
+        final AsciiString[] texts = new AsciiString[SLOTS];
+    }
+
+    private static final FastThreadLocal<InstantTexts> INSTANT_TEXTS = new FastThreadLocal<>() {
+        @Override
+        protected InstantTexts initialValue() {
+            return new InstantTexts();
+        }
+    };
 
     /**
      * An RFC 3339 UTC instant with whole seconds ({@code 2026-08-21T12:41:00Z}), rounded up: what

@@ -580,6 +580,19 @@ class RateLimiterTest {
     }
 
     @Test
+    void instantText_kept_orNot_isTheJdksInstantOfTheRoundedUpSecond() {
+        // Instants that share kept places and come back to them, in and out of order: each text is its own second's.
+        java.util.Random random = new java.util.Random(9);
+        long base = 1_787_316_059_001L;
+        for (int i = 0; i < 5000; i++) {
+            long ms = i % 4 == 0 ? base + random.nextInt(10_000) : base + i * 250L + random.nextInt(3);
+            long seconds = Math.floorDiv(ms + 999, 1000);
+            assertThat(RateLimitHeaders.instantText(ms).toString()).as("%d ms", ms)
+                    .isEqualTo(java.time.Instant.ofEpochSecond(seconds).toString());
+        }
+    }
+
+    @Test
     void limitText_valuesSharingAPlace_eachPrintedAsItself() {
         // Thousands of values over eight kept places: every text must be its own value's, kept or not.
         java.util.Random random = new java.util.Random(5);
