@@ -51,8 +51,9 @@ import java.util.logging.Logger;
  * between pieces of the answer (not while the gateway itself paused reading for a slow client), and the whole
  * exchange from the caller's request. A first-byte timeout is offered for a retry.
  *
- * <p>Ownership: the exchange owns {@link #upstreamBody} until it ends; every upstream message handed to
- * {@link #onUpstreamMessage} is released there (the writer retains what it keeps).
+ * <p>Ownership: the exchange owns {@link #upstreamBody} (one reference to it) until it ends, and never moves its
+ * indexes: it may be the caller's request buffer itself, which the request still reads. Every upstream message
+ * handed to {@link #onUpstreamMessage} is released there (the writer retains what it keeps).
  */
 public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWriter.Source {
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
