@@ -192,10 +192,14 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
         // The void promise: no promise and listener per request. A write that fails is fired into the upstream
         // pipeline's exceptionCaught, where the receiver closes the connection and hands the failure to
         // onUpstreamClosed, which decides between a retry and an error.
-        upstream.writeAndFlush(bedrockCall != null
-                        ? target.bedrock.build(target, provider, request, bedrockCall, System.currentTimeMillis())
-                        : UpstreamRequests.build(target, provider, request, upstreamModel, upstreamBody),
-                upstream.voidPromise());
+        if (bedrockCall != null) {
+            upstream.writeAndFlush(target.bedrock.build(target, provider, request, bedrockCall,
+                    System.currentTimeMillis()), upstream.voidPromise());
+        } else {
+            upstream.write(UpstreamRequests.head(target, provider, request, upstreamModel, upstreamBody),
+                    upstream.voidPromise());
+            upstream.writeAndFlush(UpstreamRequests.body(upstreamBody), upstream.voidPromise());
+        }
     }
 
     // ------------------------------------------------------------------ upstream side

@@ -7,12 +7,15 @@ import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import java.util.Iterator;
 import java.util.Map;
@@ -30,15 +33,18 @@ final class UpstreamRequests {
     }
 
     /**
-     * The request for {@code body} (retained here: the caller keeps its own reference) to the deployment whose model
-     * name at the provider is {@code upstreamModel}.
+     * The head of the request for {@code body} (not retained: {@link #body} is what carries it) to the deployment
+     * whose model name at the provider is {@code upstreamModel}.
+     *
+     * <p>Head and body go to the connection as two messages, not one {@code FullHttpRequest}: Netty's encoder copies
+     * the content of a full message into the head's buffer when it fits, and copying a duplicate of a direct buffer
+     * makes two {@code java.nio} views per request; two messages leave as one gathering write of both buffers.
      */
-    static FullHttpRequest build(UpstreamTarget target, ProviderConfig provider, GatewayRequest request,
+    static HttpRequest head(UpstreamTarget target, ProviderConfig provider, GatewayRequest request,
             String upstreamModel, ByteBuf body) {
-        FullHttpRequest out = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
+        HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
                 target.path(endpoint(provider, request), upstreamModel, request.peek().stream()),
-                body.retainedDuplicate(), ArrayHttpHeaders.trusted(headerRoom(target, provider, request)),
-                ArrayHttpHeaders.trusted(0));
+                ArrayHttpHeaders.trusted(headerRoom(target, provider, request)));
         HttpHeaders h = out.headers();
         h.set(HttpHeaderNames.HOST, target.host);
         h.set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
@@ -77,8 +83,13 @@ final class UpstreamRequests {
         return out;
     }
 
+    /** The body that follows {@link #head}: a duplicate of {@code body} (retained), which the encoder consumes. */
+    static LastHttpContent body(ByteBuf body) {
+        return new DefaultLastHttpContent(body.retainedDuplicate(), EmptyHttpHeaders.INSTANCE);
+    }
+
     /**
-     * About how many headers {@link #build} sets: the five every request has, the target's extras, the credential,
+     * About how many headers {@link #head} sets: the five every request has, the target's extras, the credential,
      * and room for the Anthropic and trace headers and those forwarded (more only grow the array once).
      */
     private static int headerRoom(UpstreamTarget target, ProviderConfig provider, GatewayRequest request) {
