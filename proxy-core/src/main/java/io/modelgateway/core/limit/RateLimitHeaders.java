@@ -66,7 +66,7 @@ public final class RateLimitHeaders {
         headers.set(LIMIT[s][f], limitText(limit));
         headers.set(REMAINING[s][f], Long.toString(Math.max(0, remaining)));
         long resetMillis = ceilDiv(Math.min(TokenBucket.WINDOW_NANOS, Math.max(0, resetNanos)), 1_000_000);
-        headers.set(RESET[s][f], s == 1 ? instantText(epochMillis + resetMillis) : goDuration(resetMillis));
+        headers.set(RESET[s][f], s == 1 ? instantText(epochMillis + resetMillis) : durationText(resetMillis));
     }
 
     /**
@@ -106,6 +106,25 @@ public final class RateLimitHeaders {
             headers.set(SHOULD_RETRY, "false");
         }
     }
+
+    /**
+     * {@link #goDuration} as a header value: below a second (what a busy bucket far from its limit says, {@code 1ms},
+     * on every answer) one shared text per millisecond value, made the first time it is needed; else a new String.
+     */
+    static CharSequence durationText(long millis) {
+        if (millis <= 0 || millis >= MILLIS_TEXTS.length) {
+            return goDuration(millis);
+        }
+        AsciiString text = MILLIS_TEXTS[(int) millis];
+        if (text == null) {
+            // Racy but benign: two loops may each make the same immutable text; either one is right.
+            text = new AsciiString(goDuration(millis));
+            MILLIS_TEXTS[(int) millis] = text;
+        }
+        return text;
+    }
+
+    private static final AsciiString[] MILLIS_TEXTS = new AsciiString[1000];
 
     /**
      * A duration the way Go's {@code time.Duration.String} prints it, at millisecond precision: {@code 0s},

@@ -593,6 +593,16 @@ class RateLimiterTest {
     }
 
     @Test
+    void durationText_isGoDuration_keptBelowASecond() {
+        for (long ms = -1; ms <= 2500; ms++) {
+            assertThat(RateLimitHeaders.durationText(ms).toString()).as("%d ms", ms)
+                    .isEqualTo(RateLimitHeaders.goDuration(ms));
+        }
+        assertThat(RateLimitHeaders.durationText(7)).isSameAs(RateLimitHeaders.durationText(7));
+        assertThat(RateLimitHeaders.durationText(3_723_004).toString()).isEqualTo("1h2m3.004s");
+    }
+
+    @Test
     void limitText_valuesSharingAPlace_eachPrintedAsItself() {
         // Thousands of values over eight kept places: every text must be its own value's, kept or not.
         java.util.Random random = new java.util.Random(5);
