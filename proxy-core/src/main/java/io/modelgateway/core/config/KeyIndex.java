@@ -1,10 +1,7 @@
 package io.modelgateway.core.config;
 
-import java.security.MessageDigest;
 import java.util.AbstractList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The configured keys as an immutable list that also finds a key by the SHA-256 of what a caller presented in
@@ -17,13 +14,31 @@ import java.util.Map;
  */
 final class KeyIndex extends AbstractList<KeyConfig> {
     private final KeyConfig[] keys;
-    private final Map<Digest, KeyConfig> byDigest;
+    /**
+     * An open-addressed table (linear probing, at most half full) of the keys by their digest's first four bytes,
+     * already a uniform hash: a lookup makes no object (a map keyed by a digest wrapper made one per request).
+     */
+    private final KeyConfig[] slots;
+    private final int[] hashes;
+    private final int mask;
 
     KeyIndex(List<KeyConfig> keys) {
         this.keys = keys.toArray(new KeyConfig[0]);
-        this.byDigest = new HashMap<>(Math.max(4, keys.size() * 2));
+        int capacity = Integer.highestOneBit(Math.max(4, this.keys.length * 2 - 1)) << 1;
+        this.slots = new KeyConfig[capacity];
+        this.hashes = new int[capacity];
+        this.mask = capacity - 1;
         for (KeyConfig k : this.keys) {
-            byDigest.putIfAbsent(new Digest(k.sha256Bytes()), k);
+            byte[] digest = k.sha256Bytes();
+            if (find(digest) == null) { // two keys with the same hash: the first is kept, as the scan did
+                int h = hash(digest);
+                int i = h & mask;
+                while (slots[i] != null) {
+                    i = (i + 1) & mask;
+                }
+                slots[i] = k;
+                hashes[i] = h;
+            }
         }
     }
 
@@ -32,8 +47,17 @@ final class KeyIndex extends AbstractList<KeyConfig> {
         if (sha256 == null || sha256.length != 32) {
             return null;
         }
-        KeyConfig k = byDigest.get(new Digest(sha256));
-        return k != null && k.matches(sha256) ? k : null;
+        int h = hash(sha256);
+        for (int i = h & mask; slots[i] != null; i = (i + 1) & mask) {
+            if (hashes[i] == h && slots[i].matches(sha256)) {
+                return slots[i];
+            }
+        }
+        return null;
+    }
+
+    private static int hash(byte[] digest) {
+        return (digest[0] & 0xff) << 24 | (digest[1] & 0xff) << 16 | (digest[2] & 0xff) << 8 | (digest[3] & 0xff);
     }
 
     @Override
@@ -44,26 +68,5 @@ final class KeyIndex extends AbstractList<KeyConfig> {
     @Override
     public int size() {
         return keys.length;
-    }
-
-    /** A SHA-256 digest as a map key: its first four bytes are already a uniform hash. */
-    private static final class Digest {
-        private final byte[] bytes;
-        private final int hash;
-
-        Digest(byte[] bytes) {
-            this.bytes = bytes;
-            this.hash = (bytes[0] & 0xff) << 24 | (bytes[1] & 0xff) << 16 | (bytes[2] & 0xff) << 8 | (bytes[3] & 0xff);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Digest d && MessageDigest.isEqual(bytes, d.bytes);
-        }
     }
 }
