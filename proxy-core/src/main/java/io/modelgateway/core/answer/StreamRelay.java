@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -38,7 +39,7 @@ import java.util.logging.Logger;
  * error event) is owned here until written (the write releases it) or released. The scanner's unfinished event is
  * released by {@link #release}. Confined to the writer's event loop.
  */
-final class StreamRelay {
+final class StreamRelay implements SseEventScanner.EventSink {
     private static final Logger LOG = Logger.getLogger(StreamRelay.class.getName());
     private static final AsciiString TEXT_EVENT_STREAM = AsciiString.cached("text/event-stream; charset=utf-8");
     private static final AsciiString X_ACCEL_BUFFERING = AsciiString.cached("x-accel-buffering");
@@ -49,8 +50,8 @@ final class StreamRelay {
     private final StreamTranslator translator;
     private final AnswerAccounting accounting;
     private final boolean withholdUsageChunk;
-    /** What each event of a piece goes to, made once here: a method reference per piece allocated per event. */
-    private final SseEventScanner.EventSink onEvent;
+    /** Where a translated stream's outputs go (null when passing through): made once, not one per event. */
+    private final Consumer<ByteBuf> writeEvent;
     /**
      * The bytes of the event {@link #checked} last let through, copied out once for its checks and its usage search
      * (the thread's view: read before the next event is checked).
@@ -68,12 +69,22 @@ final class StreamRelay {
         this.translator = translator;
         this.accounting = accounting;
         this.withholdUsageChunk = withholdUsageChunk;
-        this.onEvent = translator == null ? this::passEvent : this::translateEvent;
+        this.writeEvent = translator == null ? null : this::writeEvent;
+    }
+
+    /** Each event of a piece, as the scanner cuts it (this relay is the scanner's sink: no function made for it). */
+    @Override
+    public void event(ByteBuf buf, int index, int length) {
+        if (translator == null) {
+            passEvent(buf, index, length);
+        } else {
+            translateEvent(buf, index, length);
+        }
     }
 
     /** A piece of the stream ({@code last}: its end). Borrowed. */
     void feed(ByteBuf c, boolean last) {
-        boolean fits = scanner.feed(c, onEvent);
+        boolean fits = scanner.feed(c, this);
         if (writer.done()) {
             scanner.release(); // an event ended the exchange (malformed); drop what the feed kept after it
             return;
@@ -88,7 +99,7 @@ final class StreamRelay {
         ByteBuf rest = scanner.drainRemainder();
         if (rest != null) {
             try {
-                onEvent.event(rest, rest.readerIndex(), rest.readableBytes());
+                event(rest, rest.readerIndex(), rest.readableBytes());
             } finally {
                 rest.release();
             }
@@ -149,7 +160,7 @@ final class StreamRelay {
         }
         accounting.event(checkedBytes);
         try {
-            translator.onEvent(event, this::writeEvent);
+            translator.onEvent(event, writeEvent);
         } finally {
             event.release();
         }
