@@ -14,16 +14,41 @@ record Scope(Kind kind, String keyName, String modelName) {
         KEY, KEY_ON_MODEL, MODEL
     }
 
+    /*
+     * The last scope of each kind made, for the next request of the same key or model: its names are the very String
+     * objects of the config in force, so an identity check finds it, and a request makes no scope. Shared by every
+     * event loop without a lock: a scope is immutable (final fields, safely published), a stale or overwritten entry
+     * only means a new scope, equal to it, is made.
+     */
+    private static Scope lastKey;
+    private static Scope lastKeyOnModel;
+    private static Scope lastModel;
+
     static Scope key(String keyName) {
-        return new Scope(Kind.KEY, keyName, "");
+        Scope s = lastKey;
+        if (s == null || s.keyName != keyName) {
+            s = new Scope(Kind.KEY, keyName, "");
+            lastKey = s;
+        }
+        return s;
     }
 
     static Scope keyOnModel(String keyName, String modelName) {
-        return new Scope(Kind.KEY_ON_MODEL, keyName, modelName);
+        Scope s = lastKeyOnModel;
+        if (s == null || s.keyName != keyName || s.modelName != modelName) {
+            s = new Scope(Kind.KEY_ON_MODEL, keyName, modelName);
+            lastKeyOnModel = s;
+        }
+        return s;
     }
 
     static Scope model(String modelName) {
-        return new Scope(Kind.MODEL, "", modelName);
+        Scope s = lastModel;
+        if (s == null || s.modelName != modelName) {
+            s = new Scope(Kind.MODEL, "", modelName);
+            lastModel = s;
+        }
+        return s;
     }
 
     /** For 429 messages: names only, never a key's value. */
