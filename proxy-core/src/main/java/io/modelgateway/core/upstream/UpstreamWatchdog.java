@@ -2,7 +2,6 @@ package io.modelgateway.core.upstream;
 
 import io.modelgateway.core.config.TimeoutsConfig;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,18 +15,20 @@ import java.util.concurrent.TimeUnit;
  * from the moment the client can take more. Confined to the exchange's event loop.
  *
  * <p>The exchange subclasses it (what it asks, {@link #waiting} and {@link #expired}, are methods, not two functions
- * held), and it is itself the task its timer runs: one object per attempt, no lambda per arming.
+ * held), and its timer is an entry in its event loop's {@link DeadlineWheel}: one object per attempt, nothing made
+ * per arming, and a deadline noticed within two of the wheel's 10 ms ticks after it passed.
  */
-abstract class UpstreamWatchdog implements Runnable {
+abstract class UpstreamWatchdog extends DeadlineWheel.Entry {
     private final EventExecutor executor;
     private final long totalDeadline;
     private final long firstByteNanos;
     private final long idleNanos;
-    private ScheduledFuture<?> timer;
     private long sentNanos;
     /** When the upstream last sent anything of its answer (the idle clock). */
     private long lastNanos;
     private boolean pausedByClient;
+    /** The wheel of the exchange's event loop, once armed. */
+    private DeadlineWheel deadlines;
 
     /** @param startNanos when the caller's request began */
     UpstreamWatchdog(EventExecutor executor, long startNanos, TimeoutsConfig timeouts) {
@@ -62,7 +63,7 @@ abstract class UpstreamWatchdog implements Runnable {
             // The idle clock starts again from here; a timer set for the total deadline while paused must not be the
             // next look.
             lastNanos = now;
-            if (timer != null) {
+            if (added()) {
                 cancel();
                 arm(now);
             }
@@ -71,9 +72,8 @@ abstract class UpstreamWatchdog implements Runnable {
     }
 
     void cancel() {
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
+        if (deadlines != null) {
+            deadlines.remove(this);
         }
     }
 
@@ -88,14 +88,15 @@ abstract class UpstreamWatchdog implements Runnable {
     }
 
     private void arm(long now) {
-        timer = executor.schedule(this, Math.max(0, nextDeadline() - now), TimeUnit.NANOSECONDS);
+        if (deadlines == null) {
+            deadlines = DeadlineWheel.of(executor);
+        }
+        deadlines.add(this, nextDeadline());
     }
 
-    /** The timer fired. */
+    /** The wheel found the deadline it was added with passed: the exchange's, or one pushed back since. */
     @Override
-    public final void run() {
-        timer = null;
-        long now = System.nanoTime();
+    final void expire(long now) {
         if (now < nextDeadline()) {
             arm(now);
             return;
