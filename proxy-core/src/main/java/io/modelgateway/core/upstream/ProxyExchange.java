@@ -196,9 +196,13 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
             upstream.writeAndFlush(target.bedrock.build(target, provider, request, bedrockCall,
                     System.currentTimeMillis()), upstream.voidPromise());
         } else {
-            upstream.write(UpstreamRequests.head(target, provider, request, upstreamModel, upstreamBody),
-                    upstream.voidPromise());
-            upstream.writeAndFlush(UpstreamRequests.body(upstreamBody), upstream.voidPromise());
+            Channel ch = upstream;
+            ch.write(UpstreamRequests.head(target, provider, request, upstreamModel, upstreamBody), ch.voidPromise());
+            // A head that could not even be queued (the connection closed meanwhile) was handed to onUpstreamClosed
+            // already, which let go of the connection: then no body follows it.
+            if (upstream == ch) {
+                ch.writeAndFlush(UpstreamRequests.body(upstreamBody), ch.voidPromise());
+            }
         }
     }
 
