@@ -89,12 +89,14 @@ final class UpstreamRequests {
     }
 
     /**
-     * About how many headers {@link #head} sets: the five every request has, the target's extras, the credential,
-     * and room for the Anthropic and trace headers and those forwarded (more only grow the array once).
+     * How many headers {@link #head} sets, near enough for one array: the five every request has, the credential,
+     * the access token, the target's extras, the Anthropic version (and one beta line), the trace pair, and two of
+     * those forwarded (more only grow the array once).
      */
     private static int headerRoom(UpstreamTarget target, ProviderConfig provider, GatewayRequest request) {
-        return 8 + target.extraNames.length + (request.trace() != null ? 2 : 0)
-                + (provider.forwardHeaders().isEmpty() ? 0 : 4);
+        return 5 + (target.credentialName != null ? 1 : 0) + (target.tokens != null ? 1 : 0) + target.extraNames.length
+                + (provider.type().style() == ApiStyle.ANTHROPIC ? 2 : 0) + (request.trace() != null ? 2 : 0)
+                + (provider.forwardHeaders().isEmpty() ? 0 : 2);
     }
 
     /**
