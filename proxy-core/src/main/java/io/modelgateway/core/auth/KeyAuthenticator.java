@@ -243,8 +243,9 @@ public final class KeyAuthenticator extends RequestStep {
          */
         GatewayError find(HttpHeaders h, CharSequence name, boolean bearerScheme, String twoKeys) {
             value = null;
-            CharSequence v;
-            for (int k = 0; (v = ArrayHttpHeaders.value(h, name, k)) != null; k++) {
+            for (int at = ArrayHttpHeaders.nextValue(h, name, 0); at >= 0;
+                    at = ArrayHttpHeaders.nextValue(h, name, at + 1)) {
+                CharSequence v = ArrayHttpHeaders.valueAt(h, name, at);
                 int s = trimStart(v, 0, v.length());
                 int e = trimEnd(v, s, v.length());
                 if (bearerScheme && e - s > 7 && AsciiString.regionMatches(v, true, s, "Bearer ", 0, 7)) {

@@ -123,23 +123,22 @@ public final class ArrayHttpHeaders extends HttpHeaders {
     }
 
     /**
-     * The {@code n}th value (from 0, in arrival order) of {@code name} in {@code headers} as it is held, or null when
-     * there are not that many: for walking a name's values without an iterator (for an {@code ArrayHttpHeaders} no
-     * object at all; for other headers a list of them per call).
+     * Where the next value of {@code name} in {@code headers} is, at or after the place {@code from} (0 to start, then
+     * the last place plus one), or -1 when there is none: for walking a name's values in arrival order without an
+     * iterator, {@code for (int i = nextValue(h, n, 0); i >= 0; i = nextValue(h, n, i + 1))}, each read with
+     * {@link #valueAt}. For an {@code ArrayHttpHeaders} a place is an entry, and the walk is one pass that makes
+     * nothing; for other headers it is an index into their {@code getAll(name)}, made at each call.
      */
-    public static CharSequence value(HttpHeaders headers, CharSequence name, int n) {
+    public static int nextValue(HttpHeaders headers, CharSequence name, int from) {
         if (headers instanceof ArrayHttpHeaders a) {
-            int i = -1;
-            for (int k = 0; k <= n; k++) {
-                i = a.indexOf(name, i + 1);
-                if (i < 0) {
-                    return null;
-                }
-            }
-            return a.kv[2 * i + 1];
+            return a.indexOf(name, from);
         }
-        List<String> all = headers.getAll(name);
-        return n < all.size() ? all.get(n) : null;
+        return from < headers.getAll(name).size() ? from : -1;
+    }
+
+    /** The value of {@code name} at a place {@link #nextValue} returned, as it is held. */
+    public static CharSequence valueAt(HttpHeaders headers, CharSequence name, int place) {
+        return headers instanceof ArrayHttpHeaders a ? a.kv[2 * place + 1] : headers.getAll(name).get(place);
     }
 
     @Override

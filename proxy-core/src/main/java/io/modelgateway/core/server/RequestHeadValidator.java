@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -147,12 +148,14 @@ public final class RequestHeadValidator extends ChannelInboundHandlerAdapter {
     }
 
     private static GatewayError checkHost(HttpRequest request, boolean required) {
-        CharSequence host = ArrayHttpHeaders.value(request.headers(), HttpHeaderNames.HOST, 0);
-        if (host == null) {
+        HttpHeaders headers = request.headers();
+        int at = ArrayHttpHeaders.nextValue(headers, HttpHeaderNames.HOST, 0);
+        if (at < 0) {
             return required ? GatewayError.invalid("The Host header is required on HTTP/1.1.", null,
                     "invalid_request") : null;
         }
-        if (ArrayHttpHeaders.value(request.headers(), HttpHeaderNames.HOST, 1) != null) {
+        CharSequence host = ArrayHttpHeaders.valueAt(headers, HttpHeaderNames.HOST, at);
+        if (ArrayHttpHeaders.nextValue(headers, HttpHeaderNames.HOST, at + 1) >= 0) {
             return GatewayError.invalid("More than one Host header.", null, "invalid_request");
         }
         if (!validAuthority(host)) {

@@ -10,6 +10,7 @@ import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.Exchanges;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.RequestStep;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 
 /**
@@ -62,9 +63,11 @@ public final class RequestValidator extends RequestStep {
         String version = null;
         AsciiString from = null;
         for (AsciiString name : VERSION_HEADERS) {
-            CharSequence held;
-            for (int k = 0; (held = ArrayHttpHeaders.value(request.headers(), name, k)) != null; k++) {
-                String v = held.toString(); // the decoder's String (HTTP/1.1): the same object
+            HttpHeaders headers = request.headers();
+            for (int at = ArrayHttpHeaders.nextValue(headers, name, 0); at >= 0;
+                    at = ArrayHttpHeaders.nextValue(headers, name, at + 1)) {
+                // The decoder's String (HTTP/1.1): the same object.
+                String v = ArrayHttpHeaders.valueAt(headers, name, at).toString();
                 if (version == null) {
                     version = v;
                     from = name;

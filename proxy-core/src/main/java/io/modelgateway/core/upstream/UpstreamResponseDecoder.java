@@ -436,8 +436,9 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
 
     private static long contentLength(HttpHeaders headers) {
         long length = -1;
-        CharSequence v;
-        for (int k = 0; (v = ArrayHttpHeaders.value(headers, HttpHeaderNames.CONTENT_LENGTH, k)) != null; k++) {
+        for (int at = ArrayHttpHeaders.nextValue(headers, HttpHeaderNames.CONTENT_LENGTH, 0); at >= 0;
+                at = ArrayHttpHeaders.nextValue(headers, HttpHeaderNames.CONTENT_LENGTH, at + 1)) {
+            CharSequence v = ArrayHttpHeaders.valueAt(headers, HttpHeaderNames.CONTENT_LENGTH, at);
             int i = 0;
             int n = v.length();
             do {
@@ -479,9 +480,9 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
 
     private static boolean lastCodingIsChunked(HttpHeaders headers) {
         CharSequence last = null;
-        CharSequence v;
-        for (int k = 0; (v = ArrayHttpHeaders.value(headers, HttpHeaderNames.TRANSFER_ENCODING, k)) != null; k++) {
-            last = v;
+        for (int at = ArrayHttpHeaders.nextValue(headers, HttpHeaderNames.TRANSFER_ENCODING, 0); at >= 0;
+                at = ArrayHttpHeaders.nextValue(headers, HttpHeaderNames.TRANSFER_ENCODING, at + 1)) {
+            last = ArrayHttpHeaders.valueAt(headers, HttpHeaderNames.TRANSFER_ENCODING, at);
         }
         if (last == null) {
             return false;
