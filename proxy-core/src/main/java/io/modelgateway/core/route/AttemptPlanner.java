@@ -106,10 +106,9 @@ public final class AttemptPlanner implements AttemptFactory {
         if (includeUsage != null) {
             edits = plus(edits, includeUsage);
         }
-        // Unedited, the exchange holds the request's own buffer, retained: it only ever sends duplicates of it, so
-        // the buffer's indexes stay as they are. Bedrock's call builder reads the body itself: a duplicate of its own.
+        // Unedited, the exchange holds the request's own buffer, retained: what reads it (the upstream request's
+        // duplicate, Bedrock's call builder) reads by index or through duplicates, so its indexes stay as they are.
         ByteBuf body = edits.length != 0 ? BodySplicer.splice(ctx.alloc(), request.body(), edits)
-                : provider.type() == ProviderType.BEDROCK ? request.body().retainedDuplicate()
                 : request.body().retain();
         return new ProxyExchange(ctx, request, provider, deployment.upstreamModel(), pools,
                 request.config().upstreamLimits(), collectedBudget, body, translator, includeUsage != null, hook,
