@@ -15,13 +15,16 @@ java_cmd() {
   if [ -n "${JAVA_HOME:-}" ]; then echo "$JAVA_HOME/bin/java"; else echo java; fi
 }
 
-# unsafe_opt JAVA: the option that lets Netty use sun.misc.Unsafe on JDK 24 and later, where it is otherwise
-# off (JEP 498; Netty 4.2 then takes slower paths for direct memory); nothing on older JDKs, which refuse
-# the option.
-unsafe_opt() {
+# jdk_opts JAVA: the options the launchers add for that java command's release. JDK 24 and later:
+# --sun-misc-unsafe-memory-access=allow, without which sun.misc.Unsafe's memory access is off (JEP 498) and Netty 4.2
+# takes slower paths for direct memory. JDK 25 and later: -XX:+UseCompactObjectHeaders (JEP 519, a product option
+# since 25, off by default): 8-byte object headers instead of 12, which on the gateway's hot path is about 5 % fewer
+# bytes allocated per request (README, "Which JDK runs the gateway"). Nothing on older JDKs, which refuse both.
+jdk_opts() {
   local major
   major=$(java_major "$1")
   if [ -n "$major" ] && [ "$major" -ge 24 ] 2>/dev/null; then echo "--sun-misc-unsafe-memory-access=allow"; fi
+  if [ -n "$major" ] && [ "$major" -ge 25 ] 2>/dev/null; then echo "-XX:+UseCompactObjectHeaders"; fi
 }
 
 # java_major JAVA: the feature release of that java command (17, 25).
