@@ -121,6 +121,19 @@ class ReleasePackageIT {
             // The process the launcher became is the bundled runtime's java.
             Path exe = Files.readSymbolicLink(Path.of("/proc", Long.toString(gw.process.pid()), "exe"));
             assertThat(exe).isEqualTo(release.resolve("runtime/bin/java").toRealPath());
+            // That runtime is the launchers' default JDK (25 where it is installed, as on the machines the suite
+            // runs on), and the launcher gave it the options of its release: compact object headers from 25 on.
+            int major = runtimeMajor();
+            if (Files.isExecutable(Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/jlink"))) {
+                assertThat(major).as("the bundled runtime's release").isEqualTo(25);
+            }
+            String cmdline = Files.readString(Path.of("/proc", Long.toString(gw.process.pid()), "cmdline"))
+                    .replace('\0', ' ');
+            if (major >= 25) {
+                assertThat(cmdline).contains(" -XX:+UseCompactObjectHeaders ", " --sun-misc-unsafe-memory-access=allow ");
+            } else {
+                assertThat(cmdline).doesNotContain("UseCompactObjectHeaders", "unsafe-memory-access");
+            }
 
             assertThat(gw.stop()).as(gw.output()).isZero();
         } finally {
@@ -265,6 +278,18 @@ class ReleasePackageIT {
     }
 
     // ---- the gateway as the launcher runs it ----------------------------------------------------------------
+
+    /** The feature release of the bundled runtime, from the {@code JAVA_VERSION} line of its {@code release} file. */
+    private static int runtimeMajor() throws IOException {
+        String line = Files.readAllLines(release.resolve("runtime/release")).stream()
+                .filter(l -> l.startsWith("JAVA_VERSION=")).findFirst().orElseThrow();
+        String v = line.substring(line.indexOf('"') + 1);
+        int end = 0;
+        while (end < v.length() && Character.isDigit(v.charAt(end))) {
+            end++;
+        }
+        return Integer.parseInt(v.substring(0, end));
+    }
 
     private static final class Gateway {
         static final Pattern READY = Pattern.compile("(?m)^gateway listening on https?://");
