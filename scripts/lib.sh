@@ -26,7 +26,7 @@ default_jdk() {
 
 # gateway_java: the java scripts/gateway runs: $JAVA_HOME's when set, else the default JDK's.
 gateway_java() {
-  if [ -n "${JAVA_HOME:-}" ]; then echo "$JAVA_HOME/bin/java"; else echo "$(jdk_home "$(default_jdk)")/bin/java"; fi
+  if [ -n "${JAVA_HOME:-}" ]; then java_cmd; else echo "$(jdk_home "$(default_jdk)")/bin/java"; fi
 }
 
 # jdk_opts JAVA: the options the launchers add for that java command's release. JDK 24 and later:
