@@ -2,18 +2,18 @@ package io.modelgateway.core.upstream;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
+import io.modelgateway.codecs.json.RequestPeek;
 import io.modelgateway.core.config.AzureSettings;
 import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.config.ProviderType;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The upstream request an attempt builds ({@code UpstreamRequests.head}: path, host, credential, forwarded and extra
- * headers, the body as a retained duplicate), per provider kind: {@code openai} (the plain pass-through, the
+ * headers, written with the body as one pooled buffer), per provider kind: {@code openai} (the plain pass-through, the
  * baseline), {@code azure} (the deployment path, looked up per deployment: {@code /openai/deployments/{d}/chat/
  * completions?api-version=…}, the {@code api-key} header) and {@code azureV1} (the fixed {@code /openai/v1/…} path).
  * Azure OpenAI adds no signing and no stream decoding, so this lookup is all it adds per request; run with
@@ -78,14 +78,18 @@ public class UpstreamRequestBenchmark {
         http.headers().set("content-type", "application/json").set("authorization", "Bearer sk-gateway")
                 .setInt("content-length", json.length);
         request = new GatewayRequest(http, Endpoint.CHAT_COMPLETIONS, ApiStyle.OPENAI, "req-1", true, 0L);
-        HttpRequest check = UpstreamRequests.head(target, provider, request, "gpt-4o-prod", body);
+        request.peek(RequestPeek.peek(Endpoint.CHAT_COMPLETIONS, body, true));
+        ByteBuf check = UpstreamRequests.request(ByteBufAllocator.DEFAULT, target, provider, request, "gpt-4o-prod",
+                body);
         String expected = switch (kind) {
             case "openai" -> "/v1/chat/completions";
             case "azure" -> "/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21";
             default -> "/openai/v1/chat/completions";
         };
-        if (!check.uri().equals(expected)) {
-            throw new IllegalStateException(check.uri());
+        String line = check.toString(StandardCharsets.US_ASCII);
+        check.release();
+        if (!line.startsWith("POST " + expected + " HTTP/1.1\r\n")) {
+            throw new IllegalStateException(line);
         }
     }
 
@@ -97,10 +101,10 @@ public class UpstreamRequestBenchmark {
 
     @Benchmark
     public int build() {
-        HttpRequest out = UpstreamRequests.head(target, provider, request, "gpt-4o-prod", body);
-        LastHttpContent content = UpstreamRequests.body(body);
-        int n = out.uri().length() + out.headers().size() + content.content().readableBytes();
-        content.release();
+        ByteBuf out = UpstreamRequests.request(ByteBufAllocator.DEFAULT, target, provider, request, "gpt-4o-prod",
+                body);
+        int n = out.readableBytes();
+        out.release();
         return n;
     }
 }

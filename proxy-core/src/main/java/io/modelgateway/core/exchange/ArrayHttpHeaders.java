@@ -1,11 +1,13 @@
 package io.modelgateway.core.exchange;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.util.AsciiString;
+import io.netty.util.CharsetUtil;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -562,6 +564,39 @@ public final class ArrayHttpHeaders extends HttpHeaders {
         }
         Arrays.fill(kv, 2 * to, 2 * size, null);
         size = to;
+    }
+
+    // ------------------------------------------------------------------ wire
+
+    /** How many bytes {@link #encode} writes: each header as {@code name: value} and CRLF. */
+    public int encodedLength() {
+        int n = 0;
+        for (int i = 0; i < 2 * size; i += 2) {
+            n += kv[i].length() + kv[i + 1].length() + 4;
+        }
+        return n;
+    }
+
+    /**
+     * Writes each header as {@code name: value} and CRLF, in order, the way Netty's HTTP encoders write a head: an
+     * {@link AsciiString}'s bytes as they are, any other text a byte per character (ISO-8859-1; a character past it
+     * as {@code ?}).
+     */
+    public void encode(ByteBuf out) {
+        for (int i = 0; i < 2 * size; i += 2) {
+            ascii(out, kv[i]);
+            out.writeShort(':' << 8 | ' ');
+            ascii(out, kv[i + 1]);
+            out.writeShort('\r' << 8 | '\n');
+        }
+    }
+
+    private static void ascii(ByteBuf out, CharSequence s) {
+        if (s instanceof AsciiString a) {
+            out.writeBytes(a.array(), a.arrayOffset(), a.length());
+        } else {
+            out.writeCharSequence(s, CharsetUtil.US_ASCII);
+        }
     }
 
     // ------------------------------------------------------------------ validation (peers' heads only)

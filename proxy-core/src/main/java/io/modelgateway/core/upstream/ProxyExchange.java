@@ -197,7 +197,12 @@ public final class ProxyExchange implements Exchange, UpstreamListener, AnswerWr
                     System.currentTimeMillis()), upstream.voidPromise());
         } else {
             Channel ch = upstream;
-            ch.write(UpstreamRequests.head(target, provider, request, upstreamModel, upstreamBody), ch.voidPromise());
+            ByteBuf head = UpstreamRequests.request(ch.alloc(), target, provider, request, upstreamModel, upstreamBody);
+            if (UpstreamRequests.bodyInHead(upstreamBody)) {
+                ch.writeAndFlush(head, ch.voidPromise());
+                return;
+            }
+            ch.write(head, ch.voidPromise());
             // A head that could not even be queued (the connection closed meanwhile) was handed to onUpstreamClosed
             // already, which let go of the connection: then no body follows it.
             if (upstream == ch) {

@@ -11,7 +11,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.modelgateway.core.config.UpstreamTls;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
@@ -175,7 +174,7 @@ public final class UpstreamPools implements AutoCloseable {
                         if (ssl != null) {
                             p.addLast(UpstreamPipelineNames.TLS, ssl.newHandler(ch.alloc(), host, port));
                         }
-                        p.addLast(UpstreamPipelineNames.ENCODER, new HttpRequestEncoder());
+                        p.addLast(UpstreamPipelineNames.ENCODER, new UpstreamRequestEncoder());
                         p.addLast(UpstreamPipelineNames.DECODER, new UpstreamResponseDecoder());
                         p.addLast(UpstreamPipelineNames.RECEIVER, new UpstreamResponseReceiver());
                     }

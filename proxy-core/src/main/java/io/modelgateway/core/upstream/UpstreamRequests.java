@@ -7,16 +7,14 @@ import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.DefaultLastHttpContent;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import io.netty.util.CharsetUtil;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.internal.PlatformDependent;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -29,26 +27,115 @@ import java.util.Map;
 final class UpstreamRequests {
     static final AsciiString USER_AGENT = AsciiString.cached("model-gateway/0.1");
 
+    /**
+     * A body up to this size goes in the head's buffer: copying it costs less than a duplicate of it and a second
+     * buffer in the write (chat requests are mostly smaller; a long prompt is not copied).
+     */
+    static final int BODY_IN_HEAD = 4096;
+
+    private static final byte[] POST = "POST ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HTTP_1_1 = " HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CONTENT_LENGTH = "content-length: ".getBytes(StandardCharsets.US_ASCII);
+
+    /** The head {@link #request} builds in, per thread: room for twenty headers, grown if ever needed, kept. */
+    private static final FastThreadLocal<ArrayHttpHeaders> SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected ArrayHttpHeaders initialValue() {
+            return ArrayHttpHeaders.trusted(20);
+        }
+    };
+
     private UpstreamRequests() {
     }
 
     /**
-     * The head of the request for {@code body} (not retained: {@link #body} is what carries it) to the deployment
-     * whose model name at the provider is {@code upstreamModel}.
-     *
-     * <p>Head and body go to the connection as two messages, not one {@code FullHttpRequest}: Netty's encoder copies
-     * the content of a full message into the head's buffer when it fits, and copying a duplicate of a direct buffer
-     * makes two {@code java.nio} views per request; two messages leave as one gathering write of both buffers.
+     * The request for {@code body} to the deployment whose model name at the provider is {@code upstreamModel}, as
+     * the bytes that go to the connection: its head and, when the body is at most {@link #BODY_IN_HEAD} bytes, the
+     * body too (a copy; {@code body} is not retained and stays as it was, for a retry). A larger body follows as
+     * {@link #body}. The head is built in a head kept per thread and emptied after use, then written the way Netty's
+     * request encoder writes one ({@code content-length} last), so that a request costs one pooled buffer and no
+     * objects of its own; {@link UpstreamRequestEncoder} lets the buffer pass.
      */
-    static HttpRequest head(UpstreamTarget target, ProviderConfig provider, GatewayRequest request,
-            String upstreamModel, ByteBuf body) {
-        HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
-                target.path(endpoint(provider, request), upstreamModel, request.peek().stream()),
-                ArrayHttpHeaders.trusted(headerRoom(target, provider, request)));
-        HttpHeaders h = out.headers();
+    static ByteBuf request(ByteBufAllocator alloc, UpstreamTarget target, ProviderConfig provider,
+            GatewayRequest request, String upstreamModel, ByteBuf body) {
+        String path = target.path(endpoint(provider, request), upstreamModel, request.peek().stream());
+        ArrayHttpHeaders h = SCRATCH.get();
+        try {
+            headers(h, target, provider, request);
+            int length = body.readableBytes();
+            boolean withBody = length <= BODY_IN_HEAD;
+            int digits = digits(length);
+            ByteBuf out = alloc.buffer(POST.length + path.length() + HTTP_1_1.length + h.encodedLength()
+                    + CONTENT_LENGTH.length + digits + 4 + (withBody ? length : 0));
+            try {
+                out.writeBytes(POST);
+                out.writeCharSequence(path, CharsetUtil.US_ASCII);
+                out.writeBytes(HTTP_1_1);
+                h.encode(out);
+                out.writeBytes(CONTENT_LENGTH);
+                int at = out.writerIndex() + digits;
+                for (int v = length; at > out.writerIndex(); v /= 10) {
+                    out.setByte(--at, '0' + v % 10);
+                }
+                out.writerIndex(out.writerIndex() + digits);
+                out.writeInt('\r' << 24 | '\n' << 16 | '\r' << 8 | '\n');
+                if (withBody) {
+                    copy(body, out, length);
+                }
+                return out;
+            } catch (RuntimeException | Error e) {
+                out.release();
+                throw e;
+            }
+        } finally {
+            h.clear();
+        }
+    }
+
+    /**
+     * Appends {@code length} readable bytes of {@code body} to {@code out}. Between two buffers with memory addresses
+     * (the pooled direct buffers of an event loop) a copy of memory: Netty's {@code writeBytes} from a slice of a
+     * pooled buffer makes a {@code java.nio} view of the slice for each copy.
+     */
+    private static void copy(ByteBuf body, ByteBuf out, int length) {
+        if (body.hasMemoryAddress() && out.hasMemoryAddress()) {
+            out.ensureWritable(length);
+            PlatformDependent.copyMemory(body.memoryAddress() + body.readerIndex(),
+                    out.memoryAddress() + out.writerIndex(), length);
+            out.writerIndex(out.writerIndex() + length);
+        } else {
+            out.writeBytes(body, body.readerIndex(), length);
+        }
+    }
+
+    /** How many decimal digits {@code v} (at least 0) has. */
+    private static int digits(int v) {
+        int n = 1;
+        while (v >= 10) {
+            v /= 10;
+            n++;
+        }
+        return n;
+    }
+
+    /** Whether {@link #request} carries {@code body} in its buffer (else {@link #body} follows it). */
+    static boolean bodyInHead(ByteBuf body) {
+        return body.readableBytes() <= BODY_IN_HEAD;
+    }
+
+    /** A body too large for the head's buffer: a duplicate of {@code body} (retained), which the write consumes. */
+    static ByteBuf body(ByteBuf body) {
+        return body.retainedDuplicate();
+    }
+
+    /**
+     * The request's headers but {@code content-length}: the gateway's own, the client headers the provider passes
+     * on, its extra headers, the Anthropic headers by their own rule, the trace context and the credential, each
+     * later one replacing an earlier one of the same name (an extra {@code user-agent} replaces the gateway's).
+     */
+    static void headers(HttpHeaders h, UpstreamTarget target, ProviderConfig provider, GatewayRequest request) {
         h.set(HttpHeaderNames.HOST, target.host);
         h.set(HttpHeaderNames.CONTENT_TYPE, HttpResponses.APPLICATION_JSON);
-        h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         h.set(HttpHeaderNames.USER_AGENT, USER_AGENT);
         h.set(HttpResponses.X_REQUEST_ID, request.requestId());
         // Client headers the provider config asks to pass on; credentials never, nor the Anthropic headers, which
@@ -80,23 +167,6 @@ final class UpstreamRequests {
                 h.set(HttpHeaderNames.AUTHORIZATION, bearer);
             }
         }
-        return out;
-    }
-
-    /** The body that follows {@link #head}: a duplicate of {@code body} (retained), which the encoder consumes. */
-    static LastHttpContent body(ByteBuf body) {
-        return new DefaultLastHttpContent(body.retainedDuplicate(), EmptyHttpHeaders.INSTANCE);
-    }
-
-    /**
-     * How many headers {@link #head} sets, near enough for one array: the five every request has, the credential,
-     * the access token, the target's extras, the Anthropic version (and one beta line), the trace pair, and two of
-     * those forwarded (more only grow the array once).
-     */
-    private static int headerRoom(UpstreamTarget target, ProviderConfig provider, GatewayRequest request) {
-        return 5 + (target.credentialName != null ? 1 : 0) + (target.tokens != null ? 1 : 0) + target.extraNames.length
-                + (provider.type().style() == ApiStyle.ANTHROPIC ? 2 : 0) + (request.trace() != null ? 2 : 0)
-                + (provider.forwardHeaders().isEmpty() ? 0 : 2);
     }
 
     /**
