@@ -6,6 +6,8 @@ import io.modelgateway.core.exchange.SharedNames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -16,14 +18,19 @@ import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import io.netty.util.internal.StringUtil;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * The HTTP/1.1 codec of a client connection: Netty's request decoder and response encoder joined the way Netty's
  * {@code HttpServerCodec} joins them — the decoder notes each request's method, and the encoder gives the answer to
- * a {@code HEAD} no body and drops {@code Transfer-Encoding} from a 2xx to a {@code CONNECT} — with three differences
+ * a {@code HEAD} no body and drops {@code Transfer-Encoding} from a 2xx to a {@code CONNECT} — with four differences
  * in the objects a request is made of, none in what it holds:
  * <ul>
  *   <li>a header name that clients commonly send, spelled exactly as in {@link #SHARED_NAMES}, is that one shared
@@ -32,6 +39,8 @@ import java.util.List;
  *       {@code Content-Length}, spelled so; the official SDKs send their names in lower case, a dozen of them per
  *       request (proxy-bench/README.md, issue #13);</li>
  *   <li>a request target spelled as the last one on the connection is that same String;</li>
+ *   <li>a name not shared, spelled as the one in its place among the last head's unshared names, is that same
+ *       {@link AsciiString} (a client's own headers, sent in the same order on each request);</li>
  *   <li>a request's headers are an {@link ArrayHttpHeaders} with room for as many as the last request on the
  *       connection had, so that it is one array of the right size.</li>
  * </ul>
@@ -97,6 +106,89 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
         return SHARED.find(line, start, length);
     }
 
+    /** How many lines a head may have to be read by the decoder's fast path (more go to Netty's decoder). */
+    private static final int MAX_FAST_LINES = 64;
+    private static final byte[] CONTENT_LENGTH = "content-length".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TRANSFER_ENCODING = "transfer-encoding".getBytes(StandardCharsets.US_ASCII);
+    /** The bytes of an HTTP token (RFC 9110 section 5.6.2). */
+    private static final boolean[] TCHAR = new boolean[256];
+
+    static {
+        for (int c = '0'; c <= '9'; c++) {
+            TCHAR[c] = true;
+        }
+        for (int c = 'a'; c <= 'z'; c++) {
+            TCHAR[c] = true;
+            TCHAR[c - 32] = true;
+        }
+        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
+            TCHAR[c] = true;
+        }
+    }
+
+    /** Whether {@code h[start, end)} is {@code lower}, ignoring the case of its letters. */
+    private static boolean named(byte[] h, int start, int end, byte[] lower) {
+        if (end - start != lower.length) {
+            return false;
+        }
+        for (int k = 0; k < lower.length; k++) {
+            int b = h[start + k];
+            if ((b >= 'A' && b <= 'Z' ? b + 32 : b) != lower[k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The first byte of a value past its leading spaces and tabs (as Netty's decoder skips them). */
+    private static int valueStart(byte[] h, int from, int end) {
+        while (from < end && (h[from] == ' ' || h[from] == '\t')) {
+            from++;
+        }
+        return from;
+    }
+
+    /** The end of a value without its trailing spaces and tabs (as Netty's decoder trims them). */
+    private static int valueEnd(byte[] h, int start, int end) {
+        while (end > start && (h[end - 1] == ' ' || h[end - 1] == '\t')) {
+            end--;
+        }
+        return end;
+    }
+
+    /** {@code h[start, end)} as a length written plainly (one to nine digits, no leading zero but in 0), else -1. */
+    private static long digits(byte[] h, int start, int end) {
+        if (end == start || end - start > 9 || (h[start] == '0' && end - start > 1)) {
+            return -1;
+        }
+        long v = 0;
+        for (int k = start; k < end; k++) {
+            if (h[k] < '0' || h[k] > '9') {
+                return -1;
+            }
+            v = 10 * v + (h[k] - '0');
+        }
+        return v;
+    }
+
+    /** How many of a head's names not shared a connection remembers for its next head. */
+    private static final int LAST_NAMES = 8;
+
+    /** Whether {@code s} is {@code b[start, start + length)}, byte for byte. */
+    static boolean spells(AsciiString s, byte[] b, int start, int length) {
+        if (s.length() != length) {
+            return false;
+        }
+        byte[] a = s.array();
+        int off = s.arrayOffset();
+        for (int k = 0; k < length; k++) {
+            if (a[off + k] != b[start + k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Whether {@code s} is {@code b[start, start + length)} read as ISO-8859-1 (as Netty's decoder reads a line). */
     static boolean spells(String s, byte[] b, int start, int length) {
         if (s.length() != length) {
@@ -114,20 +206,198 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
         /** The request target of the last request read, or null. */
         private String lastTarget;
 
+        /** The names of the last head read that are not {@link #SHARED_NAMES}, in order (null until there is one). */
+        private AsciiString[] lastNames;
+        /** How many such names the head being read has had so far. */
+        private int nameIndex;
+
+        /** The limits Netty's decoder enforces; a head past them is left to it. */
+        private final int maxInitialLine;
+        private final int maxHeaderSize;
+        private final int maxChunkSize;
+
+        /**
+         * Whether Netty's decoder is between messages (nothing of the next one read into its state), so that the
+         * next one may be read by {@link #whole}. False from any failure on: Netty's decoder then discards the rest.
+         */
+        private boolean between = true;
+        /** The head {@link #whole} reads, copied out of the buffer (as Netty's decoder copies each line); kept. */
+        private byte[] head = new byte[256];
+        /** Where each line of that head starts, and where the last one ended. */
+        private final int[] lines = new int[MAX_FAST_LINES + 2];
+        /** The header values of the last head {@link #whole} read, by place (null until there is one). */
+        private String[] lastValues;
+
         Decoder(HttpDecoderConfig config) {
             super(config);
+            maxInitialLine = config.getMaxInitialLineLength();
+            maxHeaderSize = config.getMaxHeaderSize();
+            maxChunkSize = config.getMaxChunkSize();
         }
 
         @Override
         protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
             int before = out.size();
-            super.decode(ctx, buffer, out);
+            if (!between || !whole(buffer, out)) {
+                int read = buffer.readerIndex();
+                super.decode(ctx, buffer, out);
+                if (out.size() > before) {
+                    between = out.get(out.size() - 1) instanceof LastHttpContent last
+                            && last.decoderResult().isSuccess();
+                } else if (buffer.readerIndex() != read) {
+                    between = false;
+                }
+            }
             for (int i = before; i < out.size(); i++) {
                 if (out.get(i) instanceof HttpRequest r) {
                     methods.add(r.method());
                     lastHeaderCount = r.headers().size();
                 }
             }
+        }
+
+        /**
+         * Reads a request that is whole in {@code in} and plain — {@code GET} or {@code POST} to a target of visible
+         * ASCII, {@code HTTP/1.1}, every line ending in CRLF, names that are tokens, values of visible ASCII, spaces
+         * and tabs, one {@code Content-Length} in plain digits and no {@code Transfer-Encoding}, within Netty's
+         * limits, the body at most one of its chunks — into the very objects Netty's decoder makes of it, by the same
+         * steps: the method, target and names through the same methods, the headers added in order to a head from
+         * the same factory, the body a retained slice in one last content. What differs is only that a value spelled
+         * as the one in its place in the connection's last head read here is that same String (a client sends the
+         * same Host, credential and content type each time). Anything else (false, nothing read) goes to Netty's
+         * decoder, which is between messages.
+         */
+        private boolean whole(ByteBuf in, List<Object> out) {
+            int start = in.readerIndex();
+            int readable = in.readableBytes();
+            int first = readable > 0 ? in.getByte(start) : 0;
+            if (first != 'P' && first != 'G') {
+                return false;
+            }
+            // The lines, to the empty one that ends the head.
+            int scanEnd = start + Math.min(readable, maxInitialLine + maxHeaderSize + 2 * (MAX_FAST_LINES + 2));
+            int n = 0;
+            int at = start;
+            while (true) {
+                int lf = in.indexOf(at, scanEnd, (byte) '\n');
+                if (lf < 0 || lf == start || in.getByte(lf - 1) != '\r') {
+                    return false;
+                }
+                lines[n++] = at - start;
+                at = lf + 1;
+                if (lf - 1 == lines[n - 1] + start) {
+                    break; // the empty line
+                }
+                if (n > MAX_FAST_LINES) {
+                    return false;
+                }
+            }
+            n--; // the empty line is not a header
+            int headLength = at - start;
+            if (head.length < headLength) {
+                head = new byte[Math.max(headLength, 2 * head.length)];
+            }
+            byte[] h = head;
+            in.getBytes(start, h, 0, headLength);
+            lines[n + 1] = headLength; // so that line i ends at lines[i + 1] - 2
+
+            // The request line.
+            int lineEnd = lines[1] - 2;
+            if (lineEnd > maxInitialLine) {
+                return false;
+            }
+            int methodEnd = h[0] == 'P' && h[1] == 'O' && h[2] == 'S' && h[3] == 'T' ? 4
+                    : h[0] == 'G' && h[1] == 'E' && h[2] == 'T' ? 3 : -1;
+            if (methodEnd < 0 || h[methodEnd] != ' ') {
+                return false;
+            }
+            int targetStart = methodEnd + 1;
+            int targetEnd = targetStart;
+            while (targetEnd < lineEnd && h[targetEnd] > ' ' && h[targetEnd] < 0x7f) {
+                targetEnd++;
+            }
+            if (targetEnd == targetStart || lineEnd - targetEnd != 9 || h[targetEnd] != ' ' || h[targetEnd + 1] != 'H'
+                    || h[targetEnd + 2] != 'T' || h[targetEnd + 3] != 'T' || h[targetEnd + 4] != 'P'
+                    || h[targetEnd + 5] != '/' || h[targetEnd + 6] != '1' || h[targetEnd + 7] != '.'
+                    || h[targetEnd + 8] != '1') {
+                return false;
+            }
+
+            // The header lines: checked whole before anything is made of them.
+            long contentLength = -1;
+            int headerSize = 0;
+            for (int i = 1; i < n; i++) {
+                int ls = lines[i];
+                int le = lines[i + 1] - 2;
+                headerSize += le - ls;
+                int colon = ls;
+                while (colon < le && TCHAR[h[colon] & 0xff]) {
+                    colon++;
+                }
+                if (colon == ls || colon == le || h[colon] != ':') {
+                    return false;
+                }
+                for (int k = colon + 1; k < le; k++) {
+                    byte b = h[k];
+                    if ((b < ' ' && b != '\t') || b >= 0x7f) {
+                        return false;
+                    }
+                }
+                if (named(h, ls, colon, TRANSFER_ENCODING)) {
+                    return false;
+                }
+                if (named(h, ls, colon, CONTENT_LENGTH)) {
+                    if (contentLength >= 0) {
+                        return false;
+                    }
+                    contentLength = digits(h, valueStart(h, colon + 1, le), valueEnd(h, colon + 1, le));
+                    if (contentLength < 0) {
+                        return false;
+                    }
+                }
+            }
+            if (headerSize > maxHeaderSize || contentLength < 0 || contentLength > maxChunkSize
+                    || readable < headLength + contentLength) {
+                return false;
+            }
+
+            // As Netty's decoder makes it.
+            String method = splitFirstWordInitialLine(h, 0, methodEnd);
+            String target = splitSecondWordInitialLine(h, targetStart, targetEnd - targetStart);
+            HttpRequest request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(method), target,
+                    headersFactory);
+            HttpHeaders headers = request.headers();
+            String[] values = lastValues;
+            if (values == null || values.length < n) {
+                values = lastValues = values == null ? new String[Math.max(n, 8)]
+                        : Arrays.copyOf(values, Math.max(n, 2 * values.length));
+            }
+            for (int i = 1; i < n; i++) {
+                int ls = lines[i];
+                int le = lines[i + 1] - 2;
+                int colon = ls;
+                while (h[colon] != ':') {
+                    colon++;
+                }
+                AsciiString name = splitHeaderName(h, ls, colon - ls);
+                int vs = valueStart(h, colon + 1, le);
+                int ve = valueEnd(h, vs, le);
+                String value;
+                if (vs == ve) {
+                    value = StringUtil.EMPTY_STRING;
+                } else {
+                    value = values[i - 1];
+                    if (value == null || !spells(value, h, vs, ve - vs)) {
+                        value = values[i - 1] = new String(h, vs, ve - vs, StandardCharsets.ISO_8859_1);
+                    }
+                }
+                headers.add(name, value);
+            }
+            in.skipBytes(headLength);
+            out.add(request);
+            out.add(contentLength == 0 ? LastHttpContent.EMPTY_LAST_CONTENT
+                    : new DefaultLastHttpContent(in.readRetainedSlice((int) contentLength), trailersFactory));
+            return true;
         }
 
         /**
@@ -143,10 +413,33 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
             return lastTarget = super.splitSecondWordInitialLine(sb, start, length);
         }
 
+        /** The method: a new request's head begins, so its names are matched against the last head's from the first. */
+        @Override
+        protected String splitFirstWordInitialLine(byte[] sb, int start, int length) {
+            nameIndex = 0;
+            return super.splitFirstWordInitialLine(sb, start, length);
+        }
+
         @Override
         protected AsciiString splitHeaderName(byte[] sb, int start, int length) {
             AsciiString shared = sharedName(sb, start, length);
-            return shared != null ? shared : super.splitHeaderName(sb, start, length);
+            if (shared != null) {
+                return shared;
+            }
+            // A name not shared: the one in the same place among the last head's unshared names, when spelled the
+            // same (a client sends its own headers in the same order each time), else a new one, remembered there.
+            int i = nameIndex++;
+            if (i >= LAST_NAMES) {
+                return super.splitHeaderName(sb, start, length);
+            }
+            if (lastNames == null) {
+                lastNames = new AsciiString[LAST_NAMES];
+            }
+            AsciiString last = lastNames[i];
+            if (last != null && spells(last, sb, start, length)) {
+                return last;
+            }
+            return lastNames[i] = super.splitHeaderName(sb, start, length);
         }
     }
 

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.Test;
  * differs only in which objects a request's header names and target are, and in the room its header array has.
  */
 class ClientHttpCodecTest {
-    private static final String[] METHODS = {"GET", "POST", "POST", "POST", "HEAD", "PUT", "DELETE", "OPTIONS",
-            "CONNECT"};
+    private static final String[] METHODS = {"GET", "POST", "POST", "POST", "POST", "HEAD", "PUT", "DELETE",
+            "OPTIONS", "CONNECT"};
     private static final String[] OTHER_NAMES = {"x-sim-output-tokens", "X-Custom", "cookie", "x-forwarded-for",
             "Content-type", "CONTENT-LENGTH", "authorization2", "x-api-ke", "x-stainless-lan", "anthropic-versio",
             "X-API-KEY", "Bad Name", "bad:", "", "host "};
@@ -53,6 +53,8 @@ class ClientHttpCodecTest {
         Random r = new Random(20261129);
         int shared = 0;
         int sameTargets = 0;
+        int sameNames = 0;
+        int sameValues = 0;
         for (int round = 0; round < 2000; round++) {
             byte[] wire = requests(r);
             int[] cuts = cuts(r, wire.length);
@@ -64,9 +66,86 @@ class ClientHttpCodecTest {
             assertThat(netty.decoded).as(at).isNotEmpty();
             shared += ours.sharedNames;
             sameTargets += ours.sameTargets;
+            sameNames += ours.sameNames;
+            sameValues += ours.sameValues;
         }
         assertThat(shared).as("header names decoded as the shared constants").isGreaterThan(5000);
         assertThat(sameTargets).as("request targets that are the connection's last one").isGreaterThan(50);
+        assertThat(sameNames).as("unshared names that are the connection's last head's").isGreaterThan(50);
+        assertThat(sameValues).as("values that are the connection's last head's (read by the fast path)")
+                .isGreaterThan(100);
+    }
+
+    /**
+     * Heads at the edges of what the decoder's fast path reads (and just past them, where Netty's decoder reads them):
+     * decoded and answered exactly as Netty's server codec does, whole and cut at every byte.
+     */
+    @Test
+    void headsAtTheEdgesOfTheFastPath_decodeAsNettysServerCodecDoes() {
+        String many = "x-h: v\r\n".repeat(62);
+        String[] wires = {
+                "POST /a HTTP/1.1\r\nx:\t v \t\r\nempty:\r\nblank:  \t\r\ncontent-length: 0\r\n\r\n",
+                "POST /a HTTP/1.1\r\nCONTENT-LENGTH: 5\r\n\r\nhello",
+                "POST /a HTTP/1.1\r\ncontent-length: 05\r\n\r\nhello",
+                "POST /a HTTP/1.1\r\ncontent-length:  5 \t\r\n\r\nhello",
+                "POST /a HTTP/1.1\r\ncontent-length: 5\r\ncontent-length: 5\r\n\r\nhello",
+                "POST /a HTTP/1.1\r\ncontent-length: +5\r\n\r\nhello",
+                "POST /a HTTP/1.1\r\n" + many + "content-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.1\r\n" + many + "x-63: v\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.1\r\nx-folded: a\r\n b\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.1\r\nx-latin: caf\u00e9\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.1\r\nx-del: a\u007fb\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.1\r\nx-name : v\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.1\r\n: v\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.1\nx: v\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.1\r\nx: v\ncontent-length: 1\r\n\r\nz",
+                "POST  /a HTTP/1.1\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a HTTP/1.0\r\ncontent-length: 1\r\n\r\nz",
+                "POST /a\u0001 HTTP/1.1\r\ncontent-length: 1\r\n\r\nz",
+                "POSTX /a HTTP/1.1\r\ncontent-length: 1\r\n\r\nz",
+                "GET /a HTTP/1.1\r\nhost: h\r\n\r\n",
+                "GET /a HTTP/1.1\r\ncontent-length: 0\r\n\r\nPOST /b HTTP/1.1\r\ncontent-length: 3\r\n\r\nabc",
+                "POST /a HTTP/1.1\r\ntransfer-encoding: chunked\r\ncontent-length: 3\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+                "\r\nPOST /a HTTP/1.1\r\ncontent-length: 1\r\n\r\nzPOST /a HTTP/1.1\r\ncontent-length: 1\r\n\r\ny",
+                "POST /a HTTP/1.1\r\ncontent-length: 999999999\r\n\r\nabc",
+                "POST /a HTTP/1.1\r\nx: \u0000\r\ncontent-length: 1\r\n\r\nz",
+        };
+        for (String w : wires) {
+            byte[] wire = w.getBytes(StandardCharsets.ISO_8859_1);
+            for (int cut = 0; cut <= wire.length; cut++) {
+                int[] cuts = cut == wire.length ? new int[0] : new int[] {cut};
+                Run netty = run(() -> new HttpServerCodec(GatewayChannelInitializer.clientDecoderConfig()), wire,
+                        cuts);
+                Run ours = run(() -> new ClientHttpCodec(GatewayChannelInitializer.clientDecoderConfig()), wire, cuts);
+                String at = "cut " + cut + ": " + w;
+                assertThat(ours.decoded).as(at).isEqualTo(netty.decoded);
+                assertThat(ours.encoded).as(at).isEqualTo(netty.encoded);
+            }
+        }
+    }
+
+    @Test
+    void aClientsOwnNames_inTheSamePlaces_areTheLastHeadsNames_spelledAsSent() {
+        EmbeddedChannel ch = new EmbeddedChannel(new ClientHttpCodec(GatewayChannelInitializer.clientDecoderConfig()));
+        List<List<CharSequence>> heads = new ArrayList<>();
+        for (String second : new String[] {"X-Custom", "X-Custom", "X-CustoM", "x-other-name"}) {
+            ch.writeInbound(Unpooled.copiedBuffer("POST /a HTTP/1.1\r\nx-sim-shape: paced\r\nhost: a\r\n" + second
+                    + ": 1\r\ncontent-length: 0\r\n\r\n", StandardCharsets.US_ASCII));
+            HttpRequest req = ch.readInbound();
+            List<CharSequence> names = new ArrayList<>();
+            req.headers().iteratorCharSequence().forEachRemaining(e -> names.add(e.getKey()));
+            heads.add(names);
+            ReferenceCountUtil.release(req);
+            ReferenceCountUtil.release(ch.readInbound());
+        }
+        assertThat(heads.get(3)).extracting(CharSequence::toString)
+                .containsExactly("x-sim-shape", "host", "x-other-name", "content-length");
+        assertThat(heads.get(1).get(0)).isSameAs(heads.get(0).get(0));
+        assertThat(heads.get(3).get(0)).isSameAs(heads.get(0).get(0));
+        assertThat(heads.get(1).get(2)).isSameAs(heads.get(0).get(2));
+        assertThat(heads.get(2).get(2)).isNotSameAs(heads.get(1).get(2)).hasToString("X-CustoM");
+        assertThat(heads.get(3).get(2)).hasToString("x-other-name");
+        assertThat(ch.finishAndReleaseAll()).isFalse();
     }
 
     @Test
@@ -105,7 +184,8 @@ class ClientHttpCodecTest {
 
     // ------------------------------------------------------------------ the runs
 
-    private record Run(List<String> decoded, List<String> encoded, int sharedNames, int sameTargets) {
+    private record Run(List<String> decoded, List<String> encoded, int sharedNames, int sameTargets, int sameNames,
+            int sameValues) {
     }
 
     /**
@@ -118,7 +198,11 @@ class ClientHttpCodecTest {
         List<String> encoded = new ArrayList<>();
         int shared = 0;
         int sameTargets = 0;
+        int sameNames = 0;
+        int sameValues = 0;
         String lastTarget = null;
+        List<CharSequence> lastNames = new ArrayList<>();
+        List<CharSequence> lastValues = new ArrayList<>();
         Random answers = new Random(wire.length * 31L + cuts.length);
         int from = 0;
         for (int i = 0; i <= cuts.length; i++) {
@@ -131,17 +215,30 @@ class ClientHttpCodecTest {
             while ((m = ch.readInbound()) != null) {
                 try {
                     if (m instanceof HttpRequest req) {
+                        List<CharSequence> names = new ArrayList<>();
+                        List<CharSequence> values = new ArrayList<>();
                         StringBuilder b = new StringBuilder("REQ ").append(req.method()).append(' ')
                                 .append(req.uri()).append(' ').append(req.protocolVersion()).append(' ')
                                 .append(req.decoderResult());
                         for (Map.Entry<CharSequence, CharSequence> e : (Iterable<Map.Entry<CharSequence,
                                 CharSequence>>) req.headers()::iteratorCharSequence) {
                             b.append(" [").append(e.getKey()).append("=").append(e.getValue()).append(']');
+                            if (e.getValue().length() > 0 && lastValues.stream().anyMatch(v -> v == e.getValue())) {
+                                sameValues++;
+                            }
+                            values.add(e.getValue());
                             if (e.getKey() instanceof AsciiString a
                                     && ClientHttpCodec.sharedName(a.array(), a.arrayOffset(), a.length()) == a) {
                                 shared++;
+                            } else {
+                                names.add(e.getKey());
+                                if (lastNames.stream().anyMatch(n -> n == e.getKey())) {
+                                    sameNames++;
+                                }
                             }
                         }
+                        lastNames = names;
+                        lastValues = values;
                         decoded.add(b.toString());
                         if (req.uri() == lastTarget) {
                             sameTargets++;
@@ -164,7 +261,7 @@ class ClientHttpCodecTest {
             }
         }
         ch.finishAndReleaseAll();
-        return new Run(decoded, encoded, shared, sameTargets);
+        return new Run(decoded, encoded, shared, sameTargets, sameNames, sameValues);
     }
 
     /** One response, of a shape drawn from {@code r}: full with a length, chunked, or a 204. */
@@ -197,9 +294,15 @@ class ClientHttpCodecTest {
 
     /** One to three pipelined requests, a few of them malformed. */
     private static byte[] requests(Random r) {
-        StringBuilder b = new StringBuilder();
+        StringBuilder all = new StringBuilder();
+        String last = null;
         int n = 1 + r.nextInt(3);
         for (int i = 0; i < n; i++) {
+            if (last != null && r.nextInt(3) == 0) {
+                all.append(last); // a keep-alive client sending the same request again
+                continue;
+            }
+            StringBuilder b = new StringBuilder();
             String method = METHODS[r.nextInt(METHODS.length)];
             b.append(method).append(' ').append(method.equals("CONNECT") ? "example.com:443"
                             : TARGETS[r.nextInt(TARGETS.length)])
@@ -233,8 +336,10 @@ class ClientHttpCodecTest {
             } else {
                 b.append("\r\n");
             }
+            last = b.toString();
+            all.append(last);
         }
-        return b.toString().getBytes(StandardCharsets.ISO_8859_1);
+        return all.toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
     private static String value(Random r) {
