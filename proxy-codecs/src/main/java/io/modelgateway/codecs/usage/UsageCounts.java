@@ -253,7 +253,7 @@ public final class UsageCounts {
      * are not a JSON object this reader understands (what was read before stays).
      */
     public boolean read(byte[] bytes, int from, int to) {
-        return new ByteReader(bytes, from, to).object(this, 0);
+        return ByteReader.object(bytes, from, to, this, 0) >= 0;
     }
 
     /** {@link #field(int, String)} for a key held in {@code b[keyFrom, keyTo)}. */
@@ -275,46 +275,41 @@ public final class UsageCounts {
     }
 
     /**
-     * A minimal JSON reader over a captured usage object. Nesting 0 is the usage object, 1 to 4 its details objects
-     * ({@link #DETAILS}); anything else is skipped whole.
+     * A minimal JSON reader over a captured usage object, {@code b[i, end)}: each step takes the index it reads from
+     * and returns the index after what it read, or -1 when the bytes are not what it expects (no reader object per
+     * answer). Nesting 0 is the usage object, 1 to 4 its details objects ({@link #DETAILS}); anything else is skipped
+     * whole.
      */
     private static final class ByteReader {
-        private final byte[] b;
-        private final int end;
-        private int i;
-
-        ByteReader(byte[] b, int from, int to) {
-            this.b = b;
-            this.i = from;
-            this.end = to;
+        private ByteReader() {
         }
 
-        boolean object(UsageCounts into, int nesting) {
-            if (!expect('{')) {
-                return false;
+        static int object(byte[] b, int i, int end, UsageCounts into, int nesting) {
+            if (i >= end || b[i] != '{') {
+                return -1;
             }
-            space();
+            i = space(b, i + 1, end);
             if (i < end && b[i] == '}') {
-                i++;
-                return true;
+                return i + 1;
             }
             while (true) {
-                space();
-                if (!expect('"')) {
-                    return false;
+                i = space(b, i, end);
+                if (i >= end || b[i] != '"') {
+                    return -1;
                 }
-                int keyFrom = i;
-                if (!skipStringBody()) {
-                    return false;
+                int keyFrom = i + 1;
+                i = skipStringBody(b, keyFrom, end);
+                if (i < 0) {
+                    return -1;
                 }
                 int keyTo = i - 1;
-                space();
-                if (!expect(':')) {
-                    return false;
+                i = space(b, i, end);
+                if (i >= end || b[i] != ':') {
+                    return -1;
                 }
-                space();
+                i = space(b, i + 1, end);
                 if (i >= end) {
-                    return false;
+                    return -1;
                 }
                 byte c = b[i];
                 if (c == '-' || (c >= '0' && c <= '9')) {
@@ -327,23 +322,23 @@ public final class UsageCounts {
                         into.put(field, TokenCount.of(b, start, i));
                     }
                 } else if (c == '{' && nesting == 0 && details(b, keyFrom, keyTo) > 0) {
-                    if (!object(into, details(b, keyFrom, keyTo))) {
-                        return false;
-                    }
-                } else if (!skipValue()) {
-                    return false;
+                    i = object(b, i, end, into, details(b, keyFrom, keyTo));
+                } else {
+                    i = skipValue(b, i, end);
                 }
-                space();
+                if (i < 0) {
+                    return -1;
+                }
+                i = space(b, i, end);
                 if (i >= end) {
-                    return false;
+                    return -1;
                 }
                 if (b[i] == ',') {
                     i++;
                 } else if (b[i] == '}') {
-                    i++;
-                    return true;
+                    return i + 1;
                 } else {
-                    return false;
+                    return -1;
                 }
             }
         }
@@ -353,60 +348,52 @@ public final class UsageCounts {
         }
 
         /** Skips any value: string, number, literal, or a whole object or array. */
-        private boolean skipValue() {
+        private static int skipValue(byte[] b, int i, int end) {
             int depth = 0;
             while (i < end) {
                 byte c = b[i++];
                 if (c == '"') {
-                    if (!skipStringBody()) {
-                        return false;
+                    i = skipStringBody(b, i, end);
+                    if (i < 0) {
+                        return -1;
                     }
                     if (depth == 0) {
-                        return true;
+                        return i;
                     }
                 } else if (c == '{' || c == '[') {
                     depth++;
                 } else if (c == '}' || c == ']') {
                     if (depth == 0) {
-                        i--; // the end of the enclosing object: the value before it was a bare literal
-                        return true;
+                        return i - 1; // the end of the enclosing object: the value before it was a bare literal
                     }
                     if (--depth == 0) {
-                        return true;
+                        return i;
                     }
                 } else if (depth == 0 && c == ',') {
-                    i--;
-                    return true;
+                    return i - 1;
                 }
             }
-            return depth == 0;
+            return depth == 0 ? i : -1;
         }
 
-        /** After an opening quote: moves past the closing one. */
-        private boolean skipStringBody() {
+        /** After an opening quote: the index past the closing one. */
+        private static int skipStringBody(byte[] b, int i, int end) {
             while (i < end) {
                 byte c = b[i++];
                 if (c == '\\') {
                     i++;
                 } else if (c == '"') {
-                    return true;
+                    return i;
                 }
             }
-            return false;
+            return -1;
         }
 
-        private void space() {
+        private static int space(byte[] b, int i, int end) {
             while (i < end && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) {
                 i++;
             }
-        }
-
-        private boolean expect(char c) {
-            if (i < end && b[i] == c) {
-                i++;
-                return true;
-            }
-            return false;
+            return i;
         }
     }
 }
