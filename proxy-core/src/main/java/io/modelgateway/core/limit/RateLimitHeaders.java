@@ -64,7 +64,7 @@ public final class RateLimitHeaders {
         int s = style == ApiStyle.ANTHROPIC ? 1 : 0;
         int f = tokens ? 1 : 0;
         headers.set(LIMIT[s][f], limitText(limit));
-        headers.set(REMAINING[s][f], Long.toString(Math.max(0, remaining)));
+        headers.set(REMAINING[s][f], new DecimalText(Math.max(0, remaining)));
         long resetMillis = ceilDiv(Math.min(TokenBucket.WINDOW_NANOS, Math.max(0, resetNanos)), 1_000_000);
         headers.set(RESET[s][f], s == 1 ? instantText(epochMillis + resetMillis) : durationText(resetMillis));
     }
