@@ -2,6 +2,7 @@ package io.modelgateway.core.server;
 
 import io.modelgateway.core.auth.KeyAuthenticator;
 import io.modelgateway.core.exchange.ArrayHttpHeaders;
+import io.modelgateway.core.exchange.HeadBytes;
 import io.modelgateway.core.exchange.SharedNames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -30,7 +31,7 @@ import java.util.List;
 /**
  * The HTTP/1.1 codec of a client connection: Netty's request decoder and response encoder joined the way Netty's
  * {@code HttpServerCodec} joins them — the decoder notes each request's method, and the encoder gives the answer to
- * a {@code HEAD} no body and drops {@code Transfer-Encoding} from a 2xx to a {@code CONNECT} — with four differences
+ * a {@code HEAD} no body and drops {@code Transfer-Encoding} from a 2xx to a {@code CONNECT} — with five differences
  * in the objects a request is made of, none in what it holds:
  * <ul>
  *   <li>a header name that clients commonly send, spelled exactly as in {@link #SHARED_NAMES}, is that one shared
@@ -42,7 +43,10 @@ import java.util.List;
  *   <li>a name not shared, spelled as the one in its place among the last head's unshared names, is that same
  *       {@link AsciiString} (a client's own headers, sent in the same order on each request);</li>
  *   <li>a request's headers are an {@link ArrayHttpHeaders} with room for as many as the last request on the
- *       connection had, so that it is one array of the right size.</li>
+ *       connection had, so that it is one array of the right size;</li>
+ *   <li>a request that is whole in one read and plain is read by the decoder's own fast path into the objects
+ *       Netty's decoder makes of it, and a header value spelled as the one in its place in the last head read so
+ *       is that same String (anything else is Netty's decoder's; {@code Decoder#whole} says what is plain).</li>
  * </ul>
  * Which names a request carries, their spelling and their values are exactly what Netty's decoder reads.
  */
@@ -140,22 +144,6 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
         return true;
     }
 
-    /** The first byte of a value past its leading spaces and tabs (as Netty's decoder skips them). */
-    private static int valueStart(byte[] h, int from, int end) {
-        while (from < end && (h[from] == ' ' || h[from] == '\t')) {
-            from++;
-        }
-        return from;
-    }
-
-    /** The end of a value without its trailing spaces and tabs (as Netty's decoder trims them). */
-    private static int valueEnd(byte[] h, int start, int end) {
-        while (end > start && (h[end - 1] == ' ' || h[end - 1] == '\t')) {
-            end--;
-        }
-        return end;
-    }
-
     /** {@code h[start, end)} as a length written plainly (one to nine digits, no leading zero but in 0), else -1. */
     private static long digits(byte[] h, int start, int end) {
         if (end == start || end - start > 9 || (h[start] == '0' && end - start > 1)) {
@@ -223,7 +211,7 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
         private boolean between = true;
         /** The head {@link #whole} reads, copied out of the buffer (as Netty's decoder copies each line); kept. */
         private byte[] head = new byte[256];
-        /** Where each line of that head starts, and where the last one ended. */
+        /** Where each line of that head starts, the empty line that ends it included. */
         private final int[] lines = new int[MAX_FAST_LINES + 2];
         /** The header values of the last head {@link #whole} read, by place (null until there is one). */
         private String[] lastValues;
@@ -298,8 +286,7 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
                 head = new byte[Math.max(headLength, 2 * head.length)];
             }
             byte[] h = head;
-            in.getBytes(start, h, 0, headLength);
-            lines[n + 1] = headLength; // so that line i ends at lines[i + 1] - 2
+            in.getBytes(start, h, 0, headLength); // line i ends at lines[i + 1] - 2 (the last at the empty line's start)
 
             // The request line.
             int lineEnd = lines[1] - 2;
@@ -350,7 +337,8 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
                     if (contentLength >= 0) {
                         return false;
                     }
-                    contentLength = digits(h, valueStart(h, colon + 1, le), valueEnd(h, colon + 1, le));
+                    contentLength = digits(h, HeadBytes.skipBlanks(h, colon + 1, le),
+                            HeadBytes.trimEnd(h, colon + 1, le));
                     if (contentLength < 0) {
                         return false;
                     }
@@ -380,8 +368,8 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
                     colon++;
                 }
                 AsciiString name = splitHeaderName(h, ls, colon - ls);
-                int vs = valueStart(h, colon + 1, le);
-                int ve = valueEnd(h, vs, le);
+                int vs = HeadBytes.skipBlanks(h, colon + 1, le);
+                int ve = HeadBytes.trimEnd(h, vs, le);
                 String value;
                 if (vs == ve) {
                     value = StringUtil.EMPTY_STRING;

@@ -1,6 +1,7 @@
 package io.modelgateway.core.upstream;
 
 import io.modelgateway.core.exchange.ArrayHttpHeaders;
+import io.modelgateway.core.exchange.HeadBytes;
 import io.modelgateway.core.exchange.SharedNames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -374,8 +375,8 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
                 if (name == null) {
                     throw new Refusal(!trailer, "a folded line with no field before it");
                 }
-                int vs = skipBlanks(h, at, eol);
-                int ve = trimEnd(h, vs, eol);
+                int vs = HeadBytes.skipBlanks(h, at, eol);
+                int ve = HeadBytes.trimEnd(h, vs, eol);
                 value = ve == vs ? value : value.length() == 0 ? view(h, vs, ve)
                         : new AsciiString(value + " " + new String(h, vs, ve - vs, StandardCharsets.ISO_8859_1));
             } else {
@@ -384,13 +385,13 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
                 if (colon < 0 || colon > eol) {
                     throw new Refusal(!trailer, "a field without a colon");
                 }
-                int ne = trimEnd(h, at, colon);
+                int ne = HeadBytes.trimEnd(h, at, colon);
                 if (ne == at) {
                     throw new Refusal(!trailer, "a field without a name");
                 }
                 name = name(h, at, ne);
-                int vs = skipBlanks(h, colon + 1, eol);
-                int ve = trimEnd(h, vs, eol);
+                int vs = HeadBytes.skipBlanks(h, colon + 1, eol);
+                int ve = HeadBytes.trimEnd(h, vs, eol);
                 AsciiString known = ve > vs ? KNOWN_VALUES.find(h, vs, ve - vs) : null;
                 value = known != null ? known : view(h, vs, ve);
             }
@@ -653,20 +654,6 @@ public final class UpstreamResponseDecoder extends ByteToMessageDecoder {
             }
         }
         return -1;
-    }
-
-    private static int skipBlanks(byte[] h, int from, int end) {
-        while (from < end && (h[from] == ' ' || h[from] == '\t')) {
-            from++;
-        }
-        return from;
-    }
-
-    private static int trimEnd(byte[] h, int start, int end) {
-        while (end > start && (h[end - 1] == ' ' || h[end - 1] == '\t')) {
-            end--;
-        }
-        return end;
     }
 
     private static boolean blank(char c) {
