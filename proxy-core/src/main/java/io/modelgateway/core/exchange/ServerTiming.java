@@ -55,20 +55,12 @@ public final class ServerTiming {
 
     /** How many bytes {@link #millis} writes for {@code nanos}. */
     static int millisLength(long nanos) {
-        return digitCount(nanos / 1_000_000) + 4;
-    }
-
-    private static int digitCount(long v) {
-        int count = 1;
-        for (long x = v; x >= 10; x /= 10) {
-            count++;
-        }
-        return count;
+        return DecimalText.digitCount(nanos / 1_000_000) + 4;
     }
 
     /** The decimal digits of {@code v} (not negative) at {@code at}; returns the index after them. */
     private static int digits(byte[] b, int at, long v) {
-        int count = digitCount(v);
+        int count = DecimalText.digitCount(v);
         int i = at + count;
         do {
             b[--i] = (byte) ('0' + v % 10);

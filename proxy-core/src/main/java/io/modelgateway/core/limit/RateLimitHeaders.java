@@ -1,6 +1,7 @@
 package io.modelgateway.core.limit;
 
 import io.modelgateway.codecs.ApiStyle;
+import io.modelgateway.core.exchange.DecimalText;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;

@@ -159,22 +159,17 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
         return v;
     }
 
+    /** The longest head whose copy a connection keeps for its next one, and the longest value or name it remembers. */
+    private static final int KEPT_HEAD = 2048;
+    private static final int KEPT_VALUE = 256;
+
     /** How many of a head's names not shared a connection remembers for its next head. */
     private static final int LAST_NAMES = 8;
 
     /** Whether {@code s} is {@code b[start, start + length)}, byte for byte. */
     static boolean spells(AsciiString s, byte[] b, int start, int length) {
-        if (s.length() != length) {
-            return false;
-        }
-        byte[] a = s.array();
-        int off = s.arrayOffset();
-        for (int k = 0; k < length; k++) {
-            if (a[off + k] != b[start + k]) {
-                return false;
-            }
-        }
-        return true;
+        return s.length() == length
+                && Arrays.equals(s.array(), s.arrayOffset(), s.arrayOffset() + length, b, start, start + length);
     }
 
     /** Whether {@code s} is {@code b[start, start + length)} read as ISO-8859-1 (as Netty's decoder reads a line). */
@@ -213,6 +208,8 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
         private byte[] head = new byte[256];
         /** Where each line of that head starts, the empty line that ends it included. */
         private final int[] lines = new int[MAX_FAST_LINES + 2];
+        /** Where the colon of each header line of that head is (by the line's index). */
+        private final int[] colons = new int[MAX_FAST_LINES + 2];
         /** The header values of the last head {@link #whole} read, by place (null until there is one). */
         private String[] lastValues;
 
@@ -282,10 +279,14 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
             }
             n--; // the empty line is not a header
             int headLength = at - start;
-            if (head.length < headLength) {
-                head = new byte[Math.max(headLength, 2 * head.length)];
-            }
             byte[] h = head;
+            if (h.length < headLength) {
+                // Kept for the next head up to KEPT_HEAD bytes; a larger head (within Netty's limits) gets its own.
+                h = new byte[headLength];
+                if (headLength <= KEPT_HEAD) {
+                    head = h;
+                }
+            }
             in.getBytes(start, h, 0, headLength); // line i ends at lines[i + 1] - 2 (the last at the empty line's start)
 
             // The request line.
@@ -324,6 +325,7 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
                 if (colon == ls || colon == le || h[colon] != ':') {
                     return false;
                 }
+                colons[i] = colon;
                 for (int k = colon + 1; k < le; k++) {
                     byte b = h[k];
                     if ((b < ' ' && b != '\t') || b >= 0x7f) {
@@ -363,10 +365,7 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
             for (int i = 1; i < n; i++) {
                 int ls = lines[i];
                 int le = lines[i + 1] - 2;
-                int colon = ls;
-                while (h[colon] != ':') {
-                    colon++;
-                }
+                int colon = colons[i];
                 AsciiString name = splitHeaderName(h, ls, colon - ls);
                 int vs = HeadBytes.skipBlanks(h, colon + 1, le);
                 int ve = HeadBytes.trimEnd(h, vs, le);
@@ -376,7 +375,9 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
                 } else {
                     value = values[i - 1];
                     if (value == null || !spells(value, h, vs, ve - vs)) {
-                        value = values[i - 1] = new String(h, vs, ve - vs, StandardCharsets.ISO_8859_1);
+                        value = new String(h, vs, ve - vs, StandardCharsets.ISO_8859_1);
+                        // An idle connection keeps no more than a few short values of its last head.
+                        values[i - 1] = ve - vs <= KEPT_VALUE ? value : null;
                     }
                 }
                 headers.add(name, value);
@@ -427,7 +428,9 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
             if (last != null && spells(last, sb, start, length)) {
                 return last;
             }
-            return lastNames[i] = super.splitHeaderName(sb, start, length);
+            AsciiString made = super.splitHeaderName(sb, start, length);
+            lastNames[i] = length <= KEPT_VALUE ? made : null;
+            return made;
         }
     }
 

@@ -4,6 +4,7 @@ import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.codecs.Endpoint;
 import io.modelgateway.core.config.ProviderConfig;
 import io.modelgateway.core.exchange.ArrayHttpHeaders;
+import io.modelgateway.core.exchange.DecimalText;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 import io.netty.buffer.ByteBuf;
@@ -63,21 +64,16 @@ final class UpstreamRequests {
         try {
             headers(h, target, provider, request);
             int length = body.readableBytes();
-            boolean withBody = length <= BODY_IN_HEAD;
-            int digits = digits(length);
+            boolean withBody = bodyInHead(body);
             ByteBuf out = alloc.buffer(POST.length + path.length() + HTTP_1_1.length + h.encodedLength()
-                    + CONTENT_LENGTH.length + digits + 4 + (withBody ? length : 0));
+                    + CONTENT_LENGTH.length + DecimalText.digitCount(length) + 4 + (withBody ? length : 0));
             try {
                 out.writeBytes(POST);
                 out.writeCharSequence(path, CharsetUtil.US_ASCII);
                 out.writeBytes(HTTP_1_1);
                 h.encode(out);
                 out.writeBytes(CONTENT_LENGTH);
-                int at = out.writerIndex() + digits;
-                for (int v = length; at > out.writerIndex(); v /= 10) {
-                    out.setByte(--at, '0' + v % 10);
-                }
-                out.writerIndex(out.writerIndex() + digits);
+                DecimalText.write(out, length);
                 out.writeInt('\r' << 24 | '\n' << 16 | '\r' << 8 | '\n');
                 if (withBody) {
                     copy(body, out, length);
@@ -106,16 +102,6 @@ final class UpstreamRequests {
         } else {
             out.writeBytes(body, body.readerIndex(), length);
         }
-    }
-
-    /** How many decimal digits {@code v} (at least 0) has. */
-    private static int digits(int v) {
-        int n = 1;
-        while (v >= 10) {
-            v /= 10;
-            n++;
-        }
-        return n;
     }
 
     /** Whether {@link #request} carries {@code body} in its buffer (else {@link #body} follows it). */

@@ -1,13 +1,15 @@
-package io.modelgateway.core.limit;
+package io.modelgateway.core.exchange;
 
+import io.netty.buffer.ByteBuf;
 import java.util.Objects;
 
 /**
  * A non-negative whole number's decimal text as a header value that changes with every answer (a remaining count):
  * the number and its length, each character worked out when read — the encoders read a value by {@code length} and
- * {@code charAt} — instead of a {@code String} and its array per answer.
+ * {@code charAt} — instead of a {@code String} and its array per answer. Its static helpers count and write such a
+ * number's digits for the heads the gateway writes as bytes.
  */
-final class DecimalText implements CharSequence {
+public final class DecimalText implements CharSequence {
     private static final long[] POWERS = new long[19];
 
     static {
@@ -20,16 +22,28 @@ final class DecimalText implements CharSequence {
     private final long value;
     private final int length;
 
-    DecimalText(long value) {
+    public DecimalText(long value) {
         if (value < 0) {
             throw new IllegalArgumentException("negative: " + value);
         }
+        this.value = value;
+        this.length = digitCount(value);
+    }
+
+    /** How many decimal digits {@code value} (not negative) has. */
+    public static int digitCount(long value) {
         int n = 1;
         while (n < POWERS.length && value >= POWERS[n]) {
             n++;
         }
-        this.value = value;
-        this.length = n;
+        return n;
+    }
+
+    /** Writes the decimal digits of {@code value} (not negative) to {@code out}. */
+    public static void write(ByteBuf out, long value) {
+        for (int i = digitCount(value) - 1; i >= 0; i--) {
+            out.writeByte((int) ('0' + value / POWERS[i] % 10));
+        }
     }
 
     @Override

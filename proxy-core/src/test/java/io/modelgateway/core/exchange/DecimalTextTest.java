@@ -1,9 +1,10 @@
-package io.modelgateway.core.limit;
+package io.modelgateway.core.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -17,7 +18,10 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** A remaining count as {@link DecimalText}: the JDK's decimal text, and the same bytes from Netty's encoder. */
+/**
+ * A number as {@link DecimalText}: the JDK's decimal text (also as counted and written by its helpers), and the same
+ * bytes from Netty's encoder as for the JDK's String.
+ */
 class DecimalTextTest {
 
     private static List<Long> numbers() {
@@ -46,6 +50,11 @@ class DecimalTextTest {
             assertThat(t.toString()).isEqualTo(expected);
             assertThat(AsciiString.contentEquals(t, expected)).as(expected).isTrue();
             assertThat(t.subSequence(0, t.length()).toString()).isEqualTo(expected);
+            assertThat(DecimalText.digitCount(v)).isEqualTo(expected.length());
+            ByteBuf written = Unpooled.buffer();
+            DecimalText.write(written, v);
+            assertThat(written.toString(StandardCharsets.US_ASCII)).isEqualTo(expected);
+            written.release();
         }
         assertThat(new DecimalText(4096).subSequence(1, 3).toString()).isEqualTo("09");
         assertThatThrownBy(() -> new DecimalText(5).charAt(1)).isInstanceOf(IndexOutOfBoundsException.class);
