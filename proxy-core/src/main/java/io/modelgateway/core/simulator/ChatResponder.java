@@ -290,15 +290,14 @@ final class ChatResponder {
         JsonBytes b = new JsonBytes(256);
         byte[] head = b.raw("data: {\"id\":").str(id).raw(",\"object\":\"chat.completion.chunk\",\"created\":")
                 .num(created).raw(",\"model\":").str(model).raw(",\"system_fingerprint\":null,\"choices\":[").toBytes();
-        byte[] tail = (includeUsage ? ",\"usage\":null}\n\n" : "}\n\n").getBytes(StandardCharsets.US_ASCII);
-        ChunkWriter w = new ChunkWriter(head, tail);
+        ChunkWriter w = new ChunkWriter(head, includeUsage ? TAIL_WITH_USAGE : TAIL);
 
-        List<List<byte[]>> perChoice = new ArrayList<>(turns.size());
+        List<List<byte[][]>> perChoice = new ArrayList<>(turns.size());
         List<BitSet> contentFlags = new ArrayList<>(turns.size());
         int longest = 0;
         for (int i = 0; i < turns.size(); i++) {
             Turn t = turns.get(i);
-            List<byte[]> events = new ArrayList<>();
+            List<byte[][]> events = new ArrayList<>();
             BitSet content = new BitSet();
             events.add(w.delta(i, "{\"role\":\"assistant\",\"content\":\"\"}", null));
             if (t.hasThinking()) {
@@ -344,7 +343,37 @@ final class ChatResponder {
         return draft;
     }
 
-    /** Builds chunk events from the per-response prefix ({@code data: {"id":…,"choices":[}) and suffix. */
+    /** The end of every chunk event, with and without the {@code "usage":null} a stream asking for usage carries. */
+    private static final byte[] TAIL = ascii("}\n\n");
+    private static final byte[] TAIL_WITH_USAGE = ascii(",\"usage\":null}\n\n");
+    /** What follows a token in its chunk. */
+    private static final byte[] PIECE_CLOSE = ascii("},\"logprobs\":null,\"finish_reason\":null}]");
+    /** What comes before a token, {@code {"index":i,"delta":{"field":}, for the first choices of both fields. */
+    private static final int SHARED_CHOICES = 8;
+    private static final byte[][] CONTENT_OPEN = pieceOpens("content");
+    private static final byte[][] REASONING_OPEN = pieceOpens("reasoning");
+
+    private static byte[][] pieceOpens(String field) {
+        byte[][] opens = new byte[SHARED_CHOICES][];
+        for (int i = 0; i < SHARED_CHOICES; i++) {
+            opens[i] = pieceOpen(i, field);
+        }
+        return opens;
+    }
+
+    private static byte[] pieceOpen(int choice, String field) {
+        return ascii("{\"index\":" + choice + ",\"delta\":{\"" + field + "\":");
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Builds chunk events from the per-response prefix ({@code data: {"id":…,"choices":[}) and suffix. A token's
+     * event is made of shared parts (the prefix, the JSON around the token, the token's quoted bytes from the
+     * vocabulary, the suffix), so a stream's events cost no copy each ({@link SimEvent}).
+     */
     private static final class ChunkWriter {
         private final byte[] head;
         private final byte[] tail;
@@ -355,29 +384,33 @@ final class ChatResponder {
             this.tail = tail;
         }
 
-        byte[] delta(int choice, String deltaJson, String finishReason) {
+        byte[][] delta(int choice, String deltaJson, String finishReason) {
             b.reset().raw(head).raw("{\"index\":").num(choice).raw(",\"delta\":").raw(deltaJson)
                     .raw(",\"logprobs\":null,\"finish_reason\":").str(finishReason);
-            return b.raw("}]").raw(tail).toBytes();
+            return whole(b.raw("}]").raw(tail));
         }
 
-        byte[] piece(int choice, String field, String piece) {
-            b.reset().raw(head).raw("{\"index\":").num(choice).raw(",\"delta\":{\"").raw(field).raw("\":")
-                    .raw(Vocabulary.quoted(piece));
-            return b.raw("},\"logprobs\":null,\"finish_reason\":null}]").raw(tail).toBytes();
+        byte[][] piece(int choice, String field, String piece) {
+            byte[][] opens = field.equals("content") ? CONTENT_OPEN : field.equals("reasoning") ? REASONING_OPEN : null;
+            byte[] open = opens != null && choice < SHARED_CHOICES ? opens[choice] : pieceOpen(choice, field);
+            return new byte[][] {head, open, Vocabulary.quoted(piece), PIECE_CLOSE, tail};
         }
 
-        byte[] toolCallStart(int choice, int index, Turn.ToolCall c) {
+        byte[][] toolCallStart(int choice, int index, Turn.ToolCall c) {
             b.reset().raw(head).raw("{\"index\":").num(choice).raw(",\"delta\":{\"tool_calls\":[{\"index\":").num(index)
                     .raw(",\"id\":").str(c.id()).raw(",\"type\":\"function\",\"function\":{\"name\":").str(c.name())
                     .raw(",\"arguments\":\"\"}}]},\"logprobs\":null,\"finish_reason\":null}]");
-            return b.raw(tail).toBytes();
+            return whole(b.raw(tail));
         }
 
-        byte[] toolCallFragment(int choice, int index, String fragment) {
+        byte[][] toolCallFragment(int choice, int index, String fragment) {
             b.reset().raw(head).raw("{\"index\":").num(choice).raw(",\"delta\":{\"tool_calls\":[{\"index\":").num(index)
                     .raw(",\"function\":{\"arguments\":").str(fragment).raw("}}]},\"logprobs\":null,\"finish_reason\":null}]");
-            return b.raw(tail).toBytes();
+            return whole(b.raw(tail));
+        }
+
+        private static byte[][] whole(JsonBytes event) {
+            return new byte[][] {event.toBytes()};
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.modelgateway.core.simulator;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -98,7 +99,9 @@ final class SimulatedResponseWriter implements SimulatedPacer.Sink {
 
     @Override
     public void event(SimEvent event) {
-        lastWrite = ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(event.bytes())));
+        ByteBuf bytes = ctx.alloc().buffer(event.length());
+        event.writeTo(bytes);
+        lastWrite = ctx.write(new DefaultHttpContent(bytes));
     }
 
     @Override

@@ -21,6 +21,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +43,20 @@ import java.util.function.Consumer;
  * pauses the pace; one that leaves cancels its timers.
  */
 public final class SimulatorExchange implements Exchange, SimulatedPacer.Sink, AnswerWriter.Source {
+    /**
+     * The buffer a stream event is written into for the writer, one per event loop and reused: the writer only lends
+     * it (what it keeps, it retains, and then the buffer is left to it). At most {@value #SCRATCH_KEPT} bytes are kept.
+     */
+    private static final int SCRATCH_KEPT = 1024;
+    private static final FastThreadLocal<ByteBuf> SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected void onRemoval(ByteBuf buf) {
+            if (buf != null) {
+                buf.release();
+            }
+        }
+    };
+
     private final ChannelHandlerContext ctx;
     private final GatewayRequest request;
     private final SimulatorEngine engine;
@@ -115,7 +130,23 @@ public final class SimulatorExchange implements Exchange, SimulatedPacer.Sink, A
 
     @Override
     public void event(SimEvent event) {
-        writer.content(Unpooled.wrappedBuffer(event.bytes()), false);
+        ByteBuf bytes = SCRATCH.get();
+        if (bytes == null) {
+            bytes = ctx.alloc().buffer(SCRATCH_KEPT);
+        }
+        SCRATCH.set(null); // an event written by the writer's own callbacks gets a buffer of its own
+        boolean reuse = false;
+        try {
+            event.writeTo(bytes);
+            writer.content(bytes, false); // lent: the writer copies what it sends, and retains what it keeps
+            reuse = bytes.refCnt() == 1 && bytes.capacity() <= SCRATCH_KEPT;
+        } finally {
+            if (reuse) {
+                SCRATCH.set(bytes.clear());
+            } else {
+                bytes.release();
+            }
+        }
     }
 
     /** The events of one turn of the pace, like the pieces of one read of an upstream: written together. */

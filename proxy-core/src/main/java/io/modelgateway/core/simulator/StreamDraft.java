@@ -29,7 +29,8 @@ final class StreamDraft {
     private static final int NOT_CONTENT = -1;
 
     private final ApiStyle style;
-    private final List<byte[]> events = new ArrayList<>();
+    /** Each event as the parts it is made of ({@link SimEvent}): shared pieces are not copied per event. */
+    private final List<byte[][]> events = new ArrayList<>();
     private int[] rounds = new int[64];
     private int nextRound;
 
@@ -54,15 +55,16 @@ final class StreamDraft {
 
     /** An event that is its own round (single-choice streams). */
     void add(byte[] bytes, boolean content) {
-        add(bytes, content, nextRound++);
+        add(new byte[][] {bytes}, content, nextRound++);
     }
 
-    void add(byte[] bytes, boolean content, int round) {
+    /** An event of {@code round}, made of {@code parts} one after the other (kept, not copied). */
+    void add(byte[][] parts, boolean content, int round) {
         if (events.size() == rounds.length) {
             rounds = Arrays.copyOf(rounds, rounds.length * 2);
         }
         rounds[events.size()] = content ? round : NOT_CONTENT;
-        events.add(bytes);
+        events.add(parts);
     }
 
     SimulatedResponse build(RequestPlan plan, Map<String, String> headers) {
@@ -85,7 +87,8 @@ final class StreamDraft {
                 delay = perToken;
                 lastRound = rounds[i];
             }
-            out.add(new SimEvent(delay, i == broken ? malformed(events.get(i)) : events.get(i)));
+            out.add(i == broken ? new SimEvent(delay, malformed(SimEvent.concat(events.get(i))))
+                    : new SimEvent(delay, events.get(i)));
         }
         if (ending == RequestPlan.Ending.ERROR) {
             String message = "The simulator injected a stream error (error_after=" + fault.errorAfter() + ")";
