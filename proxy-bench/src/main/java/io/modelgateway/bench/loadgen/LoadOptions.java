@@ -38,13 +38,14 @@ record LoadOptions(
         List<Long> cpuPids,
         String label,
         Path html,
-        URI allocMetrics) {
+        URI allocMetrics,
+        boolean busyPoll) {
 
     static final String USAGE = """
             usage: loadgen --url URL [--method POST] (--body FILE | --body-json JSON) [--header 'name: value']...
                            [--connections N] [--duration S] [--warmup S] [--rate R] [--timeout-ms MS]
                            [--threads N] [--json OUT.json] [--hgrm PREFIX] [--html OUT.html] [--cpu-pid PID]...
-                           [--label TEXT] [--alloc-metrics URL] [--quiet]
+                           [--label TEXT] [--alloc-metrics URL] [--busy-poll] [--quiet]
               --url          http://HOST:PORT/path on a loopback address (127.0.0.0/8, ::1, localhost)
               --connections  keep-alive connections (default 16)
               --duration     measured seconds (default 10); --warmup seconds before it (default 2)
@@ -62,7 +63,12 @@ record LoadOptions(
                              (gateway_event_loop_allocated_bytes_total) per request and per event, read
                              just before and just after the measured window
               --cpu-pid      also report the CPU time this process used during the measured window,
-                             per completed request (repeat the option, or comma-separate, to sum processes)""";
+                             per completed request (repeat the option, or comma-separate, to sum processes)
+              --busy-poll    the event loops poll for I/O without ever sleeping (epoll only): each takes a
+                             whole core, and a server on the same machine no longer pays, in its own
+                             system calls, for waking this process at every write it sends it (on loopback
+                             the sender's core runs the wake-up); for runs that give this process cores of
+                             its own""";
 
     /** Parses and validates; {@link IllegalArgumentException} carries a message for the user. */
     static LoadOptions parse(String[] args) {
@@ -83,10 +89,15 @@ record LoadOptions(
         String label = null;
         Path html = null;
         URI allocMetrics = null;
+        boolean busyPoll = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--quiet") || arg.equals("-q")) {
                 quiet = true;
+                continue;
+            }
+            if (arg.equals("--busy-poll")) {
+                busyPoll = true;
                 continue;
             }
             if (arg.equals("--help") || arg.equals("-h")) {
@@ -155,7 +166,7 @@ record LoadOptions(
         int port = uri.getPort() < 0 ? 80 : uri.getPort();
         return new LoadOptions(uri, address, port, method, body == null ? new byte[0] : body, List.copyOf(headers),
                 connections, threads, duration, warmup, rate, timeoutMs, json, hgrm, quiet, List.copyOf(cpuPids),
-                label, html, allocMetrics);
+                label, html, allocMetrics, busyPoll);
     }
 
     boolean openLoop() {

@@ -7,9 +7,13 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategyFactory;
+import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.PrintStream;
@@ -60,7 +64,7 @@ final class LoadRun {
 
     /** Runs the load described by {@code options}; progress lines go to {@code progress} (null: none). */
     static LoadResult execute(LoadOptions options, PrintStream progress) throws InterruptedException {
-        EventLoopGroup group = Transport.newGroup(options.threads(), "loadgen");
+        EventLoopGroup group = newGroup(options);
         LoadRun run = new LoadRun(options, group);
         try {
             return run.execute(progress);
@@ -70,6 +74,20 @@ final class LoadRun {
                 loop.template.close();
             }
         }
+    }
+
+    /**
+     * The event loops. With {@code --busy-poll} (epoll only) each loop asks for ready I/O without waiting and runs its
+     * tasks in between, forever: it never sleeps in {@code epoll_wait}, so a writer on the same machine does not have
+     * to wake it (on loopback that wake-up is run by the writer's core, in its {@code send}).
+     */
+    static EventLoopGroup newGroup(LoadOptions options) {
+        if (options.busyPoll() && Transport.name().equals("epoll")) {
+            SelectStrategyFactory neverWait = () -> (readyNow, hasTasks) -> readyNow.get();
+            return new MultiThreadIoEventLoopGroup(options.threads(), new DefaultThreadFactory("loadgen", true),
+                    EpollIoHandler.newFactory(0, neverWait));
+        }
+        return Transport.newGroup(options.threads(), "loadgen");
     }
 
     boolean measuring() {

@@ -115,6 +115,24 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void busyPoll_measuresTheSameStreams() throws Exception {
+        LoadOptions options = LoadOptions.parse(new String[] {"--url", simUrl("/v1/chat/completions"), "--busy-poll",
+            "--body-json", CHAT_STREAM, "-c", "2", "--threads", "1", "--warmup", "0", "--duration", "1",
+            "-H", "x-sim-output-tokens: 10", "-H", "x-sim-tps: 200", "--quiet"});
+        assertThat(options.busyPoll()).isTrue();
+        assertThat(LoadOptions.parse(new String[] {"--url", simUrl("/x")}).busyPoll()).isFalse();
+
+        LoadResult r = LoadRun.execute(options, null);
+
+        assertThat(r.errors).isEmpty();
+        assertThat(r.streams).isGreaterThan(5);
+        assertThat((double) r.streamEvents / r.streams).isEqualTo(12.0);
+        assertThat(r.ttft.getTotalCount() + r.itl.getTotalCount()).isEqualTo(r.events);
+        // 200 tokens/s: 5 ms apart, as without busy polling (its timers still run between polls).
+        assertThat(r.itl.getValueAtPercentile(50)).isBetween(2_000L, 30_000L);
+    }
+
+    @Test
     void anthropicStream_countsOnlyContentBlockDeltas() throws Exception {
         LoadResult r = run("--url", simUrl("/v1/messages"), "--body-json", MESSAGES_STREAM, "-c", "2",
                 "--warmup", "0", "--duration", "1", "-H", "x-sim-output-tokens: 10", "-H",
