@@ -139,7 +139,8 @@ public final class SimulatorExchange implements Exchange, SimulatedPacer.Sink, A
         try {
             event.writeTo(bytes);
             writer.content(bytes, false); // lent: the writer copies what it sends, and retains what it keeps
-            reuse = bytes.refCnt() == 1 && bytes.capacity() <= SCRATCH_KEPT;
+            // Kept unless retained, grown, or a nested event's buffer was kept meanwhile.
+            reuse = bytes.refCnt() == 1 && bytes.capacity() <= SCRATCH_KEPT && SCRATCH.get() == null;
         } finally {
             if (reuse) {
                 SCRATCH.set(bytes.clear());
