@@ -37,14 +37,14 @@ public final class BenchReport {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length == 9 && args[0].equals("--streams10k")) {
+        if (args.length == 11 && args[0].equals("--streams10k")) {
             System.out.print(streamsRow(Path.of(args[1]), args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
-                    args[5], args[6], args[7], args[8]));
+                    Integer.parseInt(args[5]), Integer.parseInt(args[6]), args[7], args[8], args[9], args[10]));
             return;
         }
         if (args.length != 1) {
-            System.err.println("usage: BenchReport RESULTS_DIR | --streams10k RESULT.json JDK STREAMS TOKENS_PER_SECOND OPEN"
-                    + " RSS_MIB USED_MIB COMMITTED_MIB");
+            System.err.println("usage: BenchReport RESULTS_DIR | --streams10k RESULT.json JDK STREAMS TOKENS_PER_SECOND"
+                    + " TOKENS_PER_ANSWER EVENTS_PER_ANSWER OPEN RSS_MIB USED_MIB COMMITTED_MIB");
             System.exit(2);
         }
         Path dir = Path.of(args[0]);
@@ -271,11 +271,16 @@ public final class BenchReport {
 
     /**
      * One line of the streams10k table, from the load generator's JSON and what the script sampled: {@code streams}
-     * paced streams at {@code tokensPerSecond} each. The pace is kept when at least 95 % of the asked events per
-     * second arrived, with an inter-token p99 at most twice the gap between tokens, and no error.
+     * paced streams at {@code tokensPerSecond} each, answers of {@code tokensPerAnswer} tokens in
+     * {@code eventsPerAnswer} events as the load generator counts them (with the role and finish chunks). The asked
+     * events per second are what the streams send at that pace: {@code eventsPerAnswer} events over the
+     * {@code tokensPerAnswer / tokensPerSecond} seconds an answer takes, per stream — not one event per token, which
+     * would ask 5 % too little of 40-token answers and let a perfectly paced run read 105 %. The pace is kept when at
+     * least 95 % of the asked events per second arrived, with an inter-token p99 at most twice the gap between
+     * tokens, and no error.
      */
-    static String streamsRow(Path json, String jdk, int streams, int tokensPerSecond, String open, String rssMib,
-            String usedMib, String committedMib) throws IOException {
+    static String streamsRow(Path json, String jdk, int streams, int tokensPerSecond, int tokensPerAnswer,
+            int eventsPerAnswer, String open, String rssMib, String usedMib, String committedMib) throws IOException {
         JsonNode r = JSON.readTree(json.toFile());
         long errors = r.path("errors").asLong() + r.path("warmup_errors").asLong();
         StringBuilder kinds = new StringBuilder();
@@ -284,14 +289,19 @@ public final class BenchReport {
         if (kinds.length() > 0) {
             kinds.append(')');
         }
-        double asked = (double) streams * tokensPerSecond;
+        double asked = (double) streams * eventsPerAnswer * tokensPerSecond / tokensPerAnswer;
         double eventsPerSecond = r.path("events_per_second").asDouble();
         double itlP99Ms = r.path("itl_us").path("p99").asDouble() / 1000;
         boolean kept = errors == 0 && eventsPerSecond >= 0.95 * asked && itlP99Ms <= 2 * 1000.0 / tokensPerSecond;
+        // The asked rate assumes the answer's shape; streams that ended with another count of events void it.
+        double perStream = r.path("events_per_stream").asDouble(eventsPerAnswer);
+        String verdict = Math.abs(perStream - eventsPerAnswer) > 0.05
+                ? String.format(Locale.ROOT, "not judged (%.1f events per stream, not %d)", perStream, eventsPerAnswer)
+                : kept ? "kept" : "not kept";
         return String.format(Locale.ROOT, "| %s | %d | %s | %d%s | %d | %.0f (%.0f) | %.1f / %.1f | %.1f / %.1f | %s | %s | %s | %s |%n",
                 jdk, streams, open, errors, kinds, r.path("requests").asLong(), eventsPerSecond, asked,
                 r.path("ttft_us").path("p50").asDouble() / 1000, r.path("ttft_us").path("p99").asDouble() / 1000,
-                r.path("itl_us").path("p50").asDouble() / 1000, itlP99Ms, kept ? "kept" : "not kept", rssMib, usedMib,
+                r.path("itl_us").path("p50").asDouble() / 1000, itlP99Ms, verdict, rssMib, usedMib,
                 committedMib);
     }
 

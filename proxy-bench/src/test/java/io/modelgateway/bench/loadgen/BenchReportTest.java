@@ -61,19 +61,27 @@ class BenchReportTest {
     @Test
     void streamsRow_paceKeptOnlyWithTheRateTheGapsAndNoError(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
-        String kept = BenchReport.streamsRow(result(dir, "a", 39_000, 95_000, 0), "17", 2000, 20, "2000", "300", "80",
-                "200");
-        String slow = BenchReport.streamsRow(result(dir, "b", 37_000, 60_000, 0), "17", 2000, 20, "2000", "300", "80",
-                "200");
-        String bursty = BenchReport.streamsRow(result(dir, "c", 39_500, 140_000, 0), "17", 2000, 20, "2000", "300", "80",
-                "200");
-        String failing = BenchReport.streamsRow(result(dir, "d", 39_500, 60_000, 3), "17", 2000, 20, "2000", "300", "80",
-                "200");
+        // 2,000 streams of 40 tokens at 20 tokens/s, 42 events each (role, 40 tokens, finish) over 2 s: 42,000 events/s.
+        String kept = BenchReport.streamsRow(result(dir, "a", 40_000, 95_000, 0), "17", 2000, 20, 40, 42, "2000", "300",
+                "80", "200");
+        String slow = BenchReport.streamsRow(result(dir, "b", 39_000, 60_000, 0), "17", 2000, 20, 40, 42, "2000", "300",
+                "80", "200");
+        String bursty = BenchReport.streamsRow(result(dir, "c", 41_500, 140_000, 0), "17", 2000, 20, 40, 42, "2000",
+                "300", "80", "200");
+        String failing = BenchReport.streamsRow(result(dir, "d", 41_500, 60_000, 3), "17", 2000, 20, 40, 42, "2000",
+                "300", "80", "200");
 
-        assertThat(kept).startsWith("| 17 | 2000 | 2000 | 0 |").contains("| 39000 (40000) |").contains("| kept |");
-        assertThat(slow).contains("| not kept |");   // 92.5 % of the asked events/s
+        assertThat(kept).startsWith("| 17 | 2000 | 2000 | 0 |").contains("| 40000 (42000) |").contains("| kept |");
+        assertThat(slow).contains("| 39000 (42000) |").contains("| not kept |"); // 92.9 %: one event per token would
+                                                                              // have asked 40,000 and read 97.5 %
         assertThat(bursty).contains("| not kept |"); // inter-token p99 140 ms, over twice the 50 ms gap
         assertThat(failing).contains("| not kept |");
+        // Streams of another shape than the asked rate assumes are not judged.
+        java.nio.file.Path other = dir.resolve("e.json");
+        java.nio.file.Files.writeString(other, java.nio.file.Files.readString(result(dir, "e", 40_000, 60_000, 0))
+                .replace("{\"errors\"", "{\"events_per_stream\":41.0,\"errors\""));
+        assertThat(BenchReport.streamsRow(other, "17", 2000, 20, 40, 42, "2000", "300", "80", "200"))
+                .contains("| not judged (41.0 events per stream, not 42) |");
     }
 
     private static java.nio.file.Path result(java.nio.file.Path dir, String name, double eventsPerSecond,
