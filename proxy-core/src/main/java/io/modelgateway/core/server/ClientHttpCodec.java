@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.internal.StringUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -159,9 +160,27 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
         return v;
     }
 
-    /** The longest head whose copy a connection keeps for its next one, and the longest value or name it remembers. */
+    /** The longest head copy a thread keeps for the next one, and the longest value or name a connection remembers. */
     private static final int KEPT_HEAD = 2048;
     private static final int KEPT_VALUE = 256;
+
+    /**
+     * What {@code Decoder#whole} reads a head into: the head's bytes, where each line starts and where each header
+     * line's colon is. Nothing made of a head refers to these (Netty's methods copy what they make), so they are
+     * one set per thread — a decoder reads on its connection's event loop —, not one per connection.
+     */
+    private static final class FastHead {
+        byte[] head = new byte[256];
+        final int[] lines = new int[MAX_FAST_LINES + 2];
+        final int[] colons = new int[MAX_FAST_LINES + 2];
+    }
+
+    private static final FastThreadLocal<FastHead> FAST_HEAD = new FastThreadLocal<>() {
+        @Override
+        protected FastHead initialValue() {
+            return new FastHead();
+        }
+    };
 
     /** How many of a head's names not shared a connection remembers for its next head. */
     private static final int LAST_NAMES = 8;
@@ -204,12 +223,6 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
          * next one may be read by {@link #whole}. False from any failure on: Netty's decoder then discards the rest.
          */
         private boolean between = true;
-        /** The head {@link #whole} reads, copied out of the buffer (as Netty's decoder copies each line); kept. */
-        private byte[] head = new byte[256];
-        /** Where each line of that head starts, the empty line that ends it included. */
-        private final int[] lines = new int[MAX_FAST_LINES + 2];
-        /** Where the colon of each header line of that head is (by the line's index). */
-        private final int[] colons = new int[MAX_FAST_LINES + 2];
         /** The header values of the last head {@link #whole} read, by place (null until there is one). */
         private String[] lastValues;
 
@@ -259,7 +272,9 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
             if (first != 'P' && first != 'G') {
                 return false;
             }
-            // The lines, to the empty one that ends the head.
+            // The lines, to the empty one that ends the head (where each starts, the empty line included).
+            FastHead scratch = FAST_HEAD.get();
+            int[] lines = scratch.lines;
             int scanEnd = start + Math.min(readable, maxInitialLine + maxHeaderSize + 2 * (MAX_FAST_LINES + 2));
             int n = 0;
             int at = start;
@@ -279,12 +294,12 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
             }
             n--; // the empty line is not a header
             int headLength = at - start;
-            byte[] h = head;
+            byte[] h = scratch.head; // the head copied out of the buffer, as Netty's decoder copies each line
             if (h.length < headLength) {
                 // Kept for the next head up to KEPT_HEAD bytes; a larger head (within Netty's limits) gets its own.
                 h = new byte[headLength];
                 if (headLength <= KEPT_HEAD) {
-                    head = h;
+                    scratch.head = h;
                 }
             }
             in.getBytes(start, h, 0, headLength); // line i ends at lines[i + 1] - 2 (the last at the empty line's start)
@@ -311,7 +326,8 @@ public final class ClientHttpCodec extends CombinedChannelDuplexHandler<HttpRequ
                 return false;
             }
 
-            // The header lines: checked whole before anything is made of them.
+            // The header lines: checked whole before anything is made of them (each line's colon noted).
+            int[] colons = scratch.colons;
             long contentLength = -1;
             int headerSize = 0;
             for (int i = 1; i < n; i++) {
