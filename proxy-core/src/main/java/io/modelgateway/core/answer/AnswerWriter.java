@@ -18,6 +18,7 @@ import io.modelgateway.core.exchange.Usd;
 import io.modelgateway.core.config.KeyConfig;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
+import io.modelgateway.core.exchange.LoopBuffer;
 import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.exchange.UpstreamFailure;
 import io.modelgateway.core.exchange.UpstreamFailures;
@@ -92,6 +93,8 @@ public final class AnswerWriter {
     private static final Logger LOG = Logger.getLogger(AnswerWriter.class.getName());
     /** The first capacity of a read's merged chunks: a burst of about thirty events without growing. */
     private static final int MERGE_CAPACITY = 8192;
+    /** The buffer a read's chunks are merged into: the loop's own while the socket takes each merged chunk whole. */
+    private static final LoopBuffer MERGED = new LoopBuffer(MERGE_CAPACITY);
 
     /**
      * Largest 2xx body held back until it is complete, to check it is JSON before the caller sees the head. Chat and
@@ -153,8 +156,6 @@ public final class AnswerWriter {
     private ByteBuf pending;
     /** {@link #pending} is a buffer this writer made and copies into (else one chunk's own buffer). */
     private boolean pendingMerged;
-    /** The frame the chunks of an HTTP/1.1 stream leave in, one after another (null before the first). */
-    private ChunkFrame frame;
     /**
      * STREAM on an HTTP/1.1 connection with a chunked head: the chunks leave as {@link ChunkFrame}s this writer
      * frames ({@link #pending} is then always a frame buffer it made), not as contents for the HTTP encoder to frame.
@@ -715,12 +716,14 @@ public final class AnswerWriter {
      * A stream's chunks are merged while one read of the upstream is handled and leave as one chunk at its end
      * ({@link #readComplete}), or before anything else is written: an upstream that sends each event in its own HTTP
      * chunk (as OpenAI's API does) costs the client side one chunk header, one outbound entry and one message per
-     * read, not per event. The bytes and their order are the same. The second piece of a read starts one pooled
-     * buffer that the pieces are copied into and released: events are small (a few hundred bytes), and a composite of
+     * read, not per event. The bytes and their order are the same. The second piece of a read starts one buffer
+     * that the pieces are copied into and released: events are small (a few hundred bytes), and a composite of
      * them would cost an object per event twice, its component and, at the socket's gathering write, a
      * {@code java.nio.ByteBuffer} view of it. On HTTP/1.1 ({@link #framesChunks}) every piece is copied into a buffer
      * with room for the chunk's size line, which leaves as one {@link ChunkFrame}: one buffer, one outbound entry and
-     * one system call per read, where the HTTP encoder would write three and combine their promises.
+     * one system call per read, where the HTTP encoder would write three and combine their promises. That buffer is
+     * the event loop's own ({@link #MERGED}) whenever the socket took the last one whole, and the frame is the loop's
+     * too ({@link ChunkFrame#ofLoop}): both stay in the cache, where a new buffer per read would be memory gone cold.
      */
     private void pend(ByteBuf piece) {
         if (pending == null && !framesChunks) {
@@ -737,10 +740,11 @@ public final class AnswerWriter {
     /** Copies {@code length} bytes of {@code src} from {@code index} to the read's merged chunk (made when needed). */
     private void merge(ByteBuf src, int index, int length) {
         if (pending == null) {
-            pending = ChunkFrame.newBuffer(ctx.alloc(), Math.max(MERGE_CAPACITY, ChunkFrame.HEADROOM + length + 2));
+            pending = ChunkFrame.withHeadroom(
+                    MERGED.take(ctx.alloc(), ChunkFrame.HEADROOM + length + 2));
             pendingMerged = true;
         } else if (!pendingMerged) {
-            ByteBuf merged = ctx.alloc().directBuffer(Math.max(MERGE_CAPACITY, pending.readableBytes() + length));
+            ByteBuf merged = MERGED.take(ctx.alloc(), pending.readableBytes() + length);
             append(merged, pending, pending.readerIndex(), pending.readableBytes());
             pending.release();
             pending = merged;
@@ -775,8 +779,7 @@ public final class AnswerWriter {
             if (!framesChunks) {
                 out.write(new DefaultHttpContent(merged), out.voidPromise());
             } else if (merged.isReadable()) {
-                frame = ChunkFrame.reframe(frame, merged); // the stream's one frame, unless still on its way
-                out.write(frame, out.voidPromise());
+                out.write(ChunkFrame.ofLoop(merged), out.voidPromise());
             } else {
                 merged.release(); // nothing to send: a chunk of size zero would end the body
             }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.concurrent.FastThreadLocal;
 
 /**
  * One HTTP/1.1 chunk of a streamed answer, framed by the gateway itself: the chunk-size line, the data and the CR LF
@@ -49,9 +50,15 @@ public final class ChunkFrame implements ByteBufHolder {
      * reserved before its writer index, for {@link #frame} to fill.
      */
     public static ByteBuf newBuffer(ByteBufAllocator alloc, int capacity) {
-        ByteBuf b = alloc.directBuffer(Math.max(capacity, HEADROOM + 2));
-        b.writerIndex(HEADROOM).readerIndex(HEADROOM);
-        return b;
+        return withHeadroom(alloc.directBuffer(Math.max(capacity, HEADROOM + 2)));
+    }
+
+    /**
+     * {@code empty} (a buffer with nothing written, of at least {@code HEADROOM + 2} bytes) made ready as
+     * {@link #newBuffer} makes one: {@link #HEADROOM} bytes reserved before its writer index.
+     */
+    public static ByteBuf withHeadroom(ByteBuf empty) {
+        return empty.writerIndex(HEADROOM).readerIndex(HEADROOM);
     }
 
     /**
@@ -76,6 +83,22 @@ public final class ChunkFrame implements ByteBufHolder {
         reused.framed = b;
         return reused;
     }
+
+    /**
+     * Frames {@code b} as {@link #frame} does, in the frame of the calling event loop when that one is free: a frame is
+     * taken apart on its way down the pipeline, so one per loop carries every chunk its answers write, and it stays
+     * in the cache where a frame per answer (touched once an event, on streams paced far apart) would not.
+     */
+    public static ChunkFrame ofLoop(ByteBuf b) {
+        ChunkFrame free = LOOP_FRAME.get();
+        ChunkFrame f = reframe(free, b);
+        if (f != free) {
+            LOOP_FRAME.set(f); // the loop's frame is still on its way (a write waiting in the loop's queue)
+        }
+        return f;
+    }
+
+    private static final FastThreadLocal<ChunkFrame> LOOP_FRAME = new FastThreadLocal<>();
 
     /** Takes the framed buffer out (its reference goes with it): the frame is free for {@link #reframe} again. */
     public ByteBuf take() {

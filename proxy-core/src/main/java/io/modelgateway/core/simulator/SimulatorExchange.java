@@ -11,6 +11,7 @@ import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.Exchange;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
+import io.modelgateway.core.exchange.LoopBuffer;
 import io.modelgateway.core.exchange.Outcome;
 import io.modelgateway.core.exchange.UpstreamFailure;
 import io.modelgateway.core.exchange.UpstreamFailures;
@@ -21,7 +22,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,18 +44,11 @@ import java.util.function.Consumer;
  */
 public final class SimulatorExchange implements Exchange, SimulatedPacer.Sink, AnswerWriter.Source {
     /**
-     * The buffer a stream event is written into for the writer, one per event loop and reused: the writer only lends
-     * it (what it keeps, it retains, and then the buffer is left to it). At most {@value #SCRATCH_KEPT} bytes are kept.
+     * The buffer a stream event is written into for the writer, the loop's own while the writer only lends it (what
+     * it keeps, it retains or copies); at most {@value #SCRATCH_KEPT} bytes are kept.
      */
     private static final int SCRATCH_KEPT = 1024;
-    private static final FastThreadLocal<ByteBuf> SCRATCH = new FastThreadLocal<>() {
-        @Override
-        protected void onRemoval(ByteBuf buf) {
-            if (buf != null) {
-                buf.release();
-            }
-        }
-    };
+    private static final LoopBuffer SCRATCH = new LoopBuffer(SCRATCH_KEPT);
 
     private final ChannelHandlerContext ctx;
     private final GatewayRequest request;
@@ -130,23 +123,12 @@ public final class SimulatorExchange implements Exchange, SimulatedPacer.Sink, A
 
     @Override
     public void event(SimEvent event) {
-        ByteBuf bytes = SCRATCH.get();
-        if (bytes == null) {
-            bytes = ctx.alloc().buffer(SCRATCH_KEPT);
-        }
-        SCRATCH.set(null); // an event written by the writer's own callbacks gets a buffer of its own
-        boolean reuse = false;
+        ByteBuf bytes = SCRATCH.take(ctx.alloc(), event.length());
         try {
             event.writeTo(bytes);
             writer.content(bytes, false); // lent: the writer copies what it sends, and retains what it keeps
-            // Kept unless retained, grown, or a nested event's buffer was kept meanwhile.
-            reuse = bytes.refCnt() == 1 && bytes.capacity() <= SCRATCH_KEPT && SCRATCH.get() == null;
         } finally {
-            if (reuse) {
-                SCRATCH.set(bytes.clear());
-            } else {
-                bytes.release();
-            }
+            bytes.release();
         }
     }
 

@@ -283,8 +283,9 @@ class HostileUpstreamEndToEndTest {
     }
 
     /**
-     * A buffer the HTTP encoder cannot allocate while writing the stream to the client: the exchange ends there
-     * (counted, the client connection closed), instead of carrying on as if the writes had gone out.
+     * A buffer the gateway cannot allocate while writing the stream to the client: the exchange ends there (counted,
+     * the client connection closed), instead of carrying on as if the writes had gone out. The upstream's next event
+     * is larger than the event loop's reused buffer for a read's chunks, so that a buffer must be made for it.
      */
     @Test
     void allocationFailureWritingToTheClient_endsTheExchange_andClosesTheClientConnection() throws Exception {
@@ -480,7 +481,7 @@ class HostileUpstreamEndToEndTest {
             case "oom-write" -> {
                 up.send(ch, head(200, "text/event-stream", "") + RawUpstream.chunk(firstEvents(false)));
                 go.thenRun(() -> ch.eventLoop().execute(() -> up.send(ch,
-                        RawUpstream.chunk(lastEvents(false)) + "0\r\n\r\n")));
+                        RawUpstream.chunk(largeEvent() + lastEvents(false)) + "0\r\n\r\n")));
             }
             case "interim" -> {
                 up.send(ch, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a.css>; rel=preload\r\n\r\n");
@@ -582,6 +583,12 @@ class HostileUpstreamEndToEndTest {
                 : "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
                         + "\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1,"
                         + "\"total_tokens\":4}}\n\ndata: [DONE]\n\n";
+    }
+
+    /** A chat chunk of some 12 KB: more than one of the gateway's reused buffers for a read's chunks holds. */
+    private static String largeEvent() {
+        return "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
+                + "\"delta\":{\"content\":\"" + "abc ".repeat(3_000) + "\"},\"finish_reason\":null}]}\n\n";
     }
 
     /** Every character of {@code s} as a JSON unicode escape. */
