@@ -20,10 +20,10 @@ import io.netty.util.concurrent.FastThreadLocal;
  * know this type too. Only on an HTTP/1.1 connection whose answer is chunked: HTTP/2 frames its own data.
  *
  * <p>A frame object can carry one buffer after another ({@link #reframe}): the unwrapper {@linkplain #take takes} the
- * buffer out as it passes, and a frame whose buffer was taken is free again, so a stream's writer makes one frame for
- * all its chunks instead of one per read. A frame that was released instead (a write to a closed connection) or
- * is still on its way (a write from outside the event loop waits in its queue) still holds its buffer and is not
- * reused; its writer makes a new one.
+ * buffer out as it passes, and a frame whose buffer was taken is free again, so one frame per event loop
+ * ({@link #ofLoop}) carries the chunks of every answer the loop writes instead of one per read. A frame that was
+ * released instead (a write to a closed connection) or is still on its way (a write from outside the event loop waits
+ * in its queue) still holds its buffer and is not reused; a new one takes its place.
  */
 public final class ChunkFrame implements ByteBufHolder {
     /** The name of the handler that unwraps frames, placed right below the HTTP codec of HTTP/1.1 connections. */
