@@ -740,8 +740,7 @@ public final class AnswerWriter {
     /** Copies {@code length} bytes of {@code src} from {@code index} to the read's merged chunk (made when needed). */
     private void merge(ByteBuf src, int index, int length) {
         if (pending == null) {
-            pending = ChunkFrame.withHeadroom(
-                    MERGED.take(ctx.alloc(), ChunkFrame.HEADROOM + length + 2));
+            pending = ChunkFrame.withHeadroom(MERGED.take(ctx.alloc(), ChunkFrame.HEADROOM + length + 2));
             pendingMerged = true;
         } else if (!pendingMerged) {
             ByteBuf merged = MERGED.take(ctx.alloc(), pending.readableBytes() + length);

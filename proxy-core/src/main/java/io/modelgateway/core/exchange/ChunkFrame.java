@@ -31,6 +31,9 @@ public final class ChunkFrame implements ByteBufHolder {
     /** Room before the data for the size line: up to eight hex digits, then CR LF. */
     public static final int HEADROOM = 10;
 
+    /** Each event loop's frame ({@link #ofLoop}); one that is still on its way is replaced, not reused. */
+    private static final FastThreadLocal<ChunkFrame> LOOP_FRAME = new FastThreadLocal<>();
+
     /** The framed buffer; null once {@link #take} took it out. */
     private ByteBuf framed;
     private int dataBytes;
@@ -97,8 +100,6 @@ public final class ChunkFrame implements ByteBufHolder {
         }
         return f;
     }
-
-    private static final FastThreadLocal<ChunkFrame> LOOP_FRAME = new FastThreadLocal<>();
 
     /** Takes the framed buffer out (its reference goes with it): the frame is free for {@link #reframe} again. */
     public ByteBuf take() {
