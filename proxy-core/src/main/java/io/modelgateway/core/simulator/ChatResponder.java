@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelgateway.codecs.ApiStyle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -239,7 +238,7 @@ final class ChatResponder {
             }
             b.raw("{\"index\":").num(i).raw(",\"message\":{\"role\":\"assistant\",\"content\":");
             if (t.toolCalls.isEmpty()) {
-                b.str(t.text);
+                b.str(t.text());
             } else {
                 b.raw("null");
             }
@@ -287,62 +286,59 @@ final class ChatResponder {
 
     private static StreamDraft stream(String id, long created, String model, List<Turn> turns, int promptTokens,
                                       boolean includeUsage, RequestPlan plan) {
-        JsonBytes b = new JsonBytes(256);
+        JsonBytes b = new JsonBytes(512); // the stream's one scratch: each event is copied out of it
         byte[] head = b.raw("data: {\"id\":").str(id).raw(",\"object\":\"chat.completion.chunk\",\"created\":")
                 .num(created).raw(",\"model\":").str(model).raw(",\"system_fingerprint\":null,\"choices\":[").toBytes();
-        ChunkWriter w = new ChunkWriter(head, includeUsage ? TAIL_WITH_USAGE : TAIL);
+        ChunkWriter w = new ChunkWriter(b, head, includeUsage ? TAIL_WITH_USAGE : TAIL);
 
-        List<List<byte[][]>> perChoice = new ArrayList<>(turns.size());
-        List<BitSet> contentFlags = new ArrayList<>(turns.size());
-        int longest = 0;
+        List<StreamDraft> perChoice = new ArrayList<>(turns.size());
         for (int i = 0; i < turns.size(); i++) {
             Turn t = turns.get(i);
-            List<byte[][]> events = new ArrayList<>();
-            BitSet content = new BitSet();
-            events.add(w.delta(i, "{\"role\":\"assistant\",\"content\":\"\"}", null));
+            int tools = 0;
+            for (Turn.ToolCall c : t.toolCalls) {
+                tools += 1 + c.fragments().size();
+            }
+            // the role and finish deltas, the tokens, the tool calls, and room for the usage chunk and [DONE]
+            StreamDraft events = new StreamDraft(ApiStyle.OPENAI,
+                    4 + (t.hasThinking() ? t.thinkingPieces.size() : 0) + t.textPieces.size() + tools);
+            events.add(w.delta(i, "{\"role\":\"assistant\",\"content\":\"\"}", null), false);
             if (t.hasThinking()) {
+                SimEvents.TokenFrame frame = w.frame(i, "reasoning");
                 for (String piece : t.thinkingPieces) {
-                    content.set(events.size());
-                    events.add(w.piece(i, "reasoning", piece));
+                    events.addToken(frame, piece);
                 }
             }
+            SimEvents.TokenFrame text = w.frame(i, "content");
             for (String piece : t.textPieces) {
-                content.set(events.size());
-                events.add(w.piece(i, "content", piece));
+                events.addToken(text, piece);
             }
             for (int k = 0; k < t.toolCalls.size(); k++) {
                 Turn.ToolCall c = t.toolCalls.get(k);
-                content.set(events.size());
-                events.add(w.toolCallStart(i, k, c));
+                events.add(w.toolCallStart(i, k, c), true);
                 for (String fragment : c.fragments()) {
-                    content.set(events.size());
-                    events.add(w.toolCallFragment(i, k, fragment));
+                    events.add(w.toolCallFragment(i, k, fragment), true);
                 }
             }
-            events.add(w.delta(i, "{}", finishReason(t.finish)));
+            events.add(w.delta(i, "{}", finishReason(t.finish)), false);
             perChoice.add(events);
-            contentFlags.add(content);
-            longest = Math.max(longest, events.size());
         }
 
-        // With n > 1 the choices interleave round by round, as OpenAI streams them.
-        StreamDraft draft = new StreamDraft(ApiStyle.OPENAI);
-        for (int round = 0; round < longest; round++) {
-            for (int i = 0; i < perChoice.size(); i++) {
-                if (round < perChoice.get(i).size()) {
-                    draft.add(perChoice.get(i).get(round), contentFlags.get(i).get(round), round);
-                }
-            }
+        // With n > 1 the choices interleave round by round, as OpenAI streams them; one choice is the stream.
+        StreamDraft draft = perChoice.get(0);
+        if (perChoice.size() > 1) {
+            draft = new StreamDraft(ApiStyle.OPENAI);
+            draft.interleave(perChoice);
         }
         if (includeUsage) {
-            JsonBytes u = new JsonBytes(256).raw(head).raw("],\"usage\":");
-            usage(u, turns, promptTokens, plan);
-            draft.add(u.raw("}\n\n").toBytes(), false);
+            usage(b.reset().raw("],\"usage\":"), turns, promptTokens, plan);
+            draft.add(new byte[][] {head, b.raw("}\n\n").toBytes()}, false);
         }
-        draft.add("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII), false);
+        draft.add(DONE, false);
         return draft;
     }
 
+    /** The last event of every chat stream. */
+    private static final byte[] DONE = ascii("data: [DONE]\n\n");
     /** The end of every chunk event, with and without the {@code "usage":null} a stream asking for usage carries. */
     private static final byte[] TAIL = ascii("}\n\n");
     private static final byte[] TAIL_WITH_USAGE = ascii(",\"usage\":null}\n\n");
@@ -372,45 +368,45 @@ final class ChatResponder {
     /**
      * Builds chunk events from the per-response prefix ({@code data: {"id":…,"choices":[}) and suffix. A token's
      * event is made of shared parts (the prefix, the JSON around the token, the token's quoted bytes from the
-     * vocabulary, the suffix), so a stream's events cost no copy each ({@link SimEvent}).
+     * vocabulary, the suffix): the stream keeps the token and one {@link SimEvents.TokenFrame frame} of the rest,
+     * and its event is put together when due ({@link SimEvents}).
      */
     private static final class ChunkWriter {
         private final byte[] head;
         private final byte[] tail;
-        private final JsonBytes b = new JsonBytes(512);
+        private final JsonBytes b;
 
-        ChunkWriter(byte[] head, byte[] tail) {
+        ChunkWriter(JsonBytes scratch, byte[] head, byte[] tail) {
+            this.b = scratch;
             this.head = head;
             this.tail = tail;
         }
 
+        /** A delta event, its per-stream prefix shared (the rest is the event's own). */
         byte[][] delta(int choice, String deltaJson, String finishReason) {
-            b.reset().raw(head).raw("{\"index\":").num(choice).raw(",\"delta\":").raw(deltaJson)
+            b.reset().raw("{\"index\":").num(choice).raw(",\"delta\":").raw(deltaJson)
                     .raw(",\"logprobs\":null,\"finish_reason\":").str(finishReason);
-            return whole(b.raw("}]").raw(tail));
+            return new byte[][] {head, b.raw("}]").raw(tail).toBytes()};
         }
 
-        byte[][] piece(int choice, String field, String piece) {
+        /** What a token of {@code field} of choice {@code choice} goes between, for every such token of the stream. */
+        SimEvents.TokenFrame frame(int choice, String field) {
             byte[][] opens = field.equals("content") ? CONTENT_OPEN : field.equals("reasoning") ? REASONING_OPEN : null;
             byte[] open = opens != null && choice < SHARED_CHOICES ? opens[choice] : pieceOpen(choice, field);
-            return new byte[][] {head, open, Vocabulary.quoted(piece), PIECE_CLOSE, tail};
+            return new SimEvents.TokenFrame(new byte[][] {head, open}, new byte[][] {PIECE_CLOSE, tail});
         }
 
-        byte[][] toolCallStart(int choice, int index, Turn.ToolCall c) {
+        byte[] toolCallStart(int choice, int index, Turn.ToolCall c) {
             b.reset().raw(head).raw("{\"index\":").num(choice).raw(",\"delta\":{\"tool_calls\":[{\"index\":").num(index)
                     .raw(",\"id\":").str(c.id()).raw(",\"type\":\"function\",\"function\":{\"name\":").str(c.name())
                     .raw(",\"arguments\":\"\"}}]},\"logprobs\":null,\"finish_reason\":null}]");
-            return whole(b.raw(tail));
+            return b.raw(tail).toBytes();
         }
 
-        byte[][] toolCallFragment(int choice, int index, String fragment) {
+        byte[] toolCallFragment(int choice, int index, String fragment) {
             b.reset().raw(head).raw("{\"index\":").num(choice).raw(",\"delta\":{\"tool_calls\":[{\"index\":").num(index)
                     .raw(",\"function\":{\"arguments\":").str(fragment).raw("}}]},\"logprobs\":null,\"finish_reason\":null}]");
-            return whole(b.raw(tail));
-        }
-
-        private static byte[][] whole(JsonBytes event) {
-            return new byte[][] {event.toBytes()};
+            return b.raw(tail).toBytes();
         }
     }
 }

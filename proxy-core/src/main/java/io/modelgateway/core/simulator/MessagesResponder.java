@@ -248,8 +248,8 @@ final class MessagesResponder {
             b.raw("{\"type\":\"thinking\",\"thinking\":").str(t.thinking).raw(",\"signature\":").str(t.signature).raw("}");
             first = false;
         }
-        if (!t.text.isEmpty()) {
-            b.raw(first ? "" : ",").raw("{\"type\":\"text\",\"text\":").str(t.text).raw("}");
+        if (!t.text().isEmpty()) {
+            b.raw(first ? "" : ",").raw("{\"type\":\"text\",\"text\":").str(t.text()).raw("}");
             first = false;
         }
         for (Turn.ToolCall c : t.toolCalls) {

@@ -265,7 +265,7 @@ final class ResponsesResponder {
                     if (index > 0) {
                         b.raw(",");
                     }
-                    messageItem(b, messageStatus(), turn.text);
+                    messageItem(b, messageStatus(), turn.text());
                 } else {
                     for (int k = 0; k < turn.toolCalls.size(); k++) {
                         if (index++ > 0) {
@@ -378,13 +378,13 @@ final class ResponsesResponder {
                     d.add(end(event("response.output_text.delta").raw(at).raw(",\"delta\":").str(piece)
                             .raw(",\"logprobs\":[]")), true);
                 }
-                d.add(end(event("response.output_text.done").raw(at).raw(",\"text\":").str(turn.text)
+                d.add(end(event("response.output_text.done").raw(at).raw(",\"text\":").str(turn.text())
                         .raw(",\"logprobs\":[]")), false);
                 JsonBytes part = new JsonBytes(256);
-                outputText(part, turn.text);
+                outputText(part, turn.text());
                 d.add(end(event("response.content_part.done").raw(at).raw(",\"part\":").raw(part.toBytes())), false);
                 JsonBytes done = new JsonBytes(256);
-                messageItem(done, messageStatus(), turn.text);
+                messageItem(done, messageStatus(), turn.text());
                 d.add(end(event("response.output_item.done").raw(",\"output_index\":").num(index).raw(",\"item\":")
                         .raw(done.toBytes())), false);
             } else {

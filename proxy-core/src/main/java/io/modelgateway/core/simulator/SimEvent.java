@@ -8,10 +8,8 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>The bytes are held as the parts they were assembled from, in order, and none is ever modified: a chat stream's
  * events share their per-stream prefix ({@code data: {"id":…,"choices":[}) and suffix, and the JSON around a token,
- * so an event held until it is due costs about 55 bytes (this object and its array of parts) instead of about 240
- * (a copy of its bytes). Thousands of paced
- * streams hold all their events at once (the whole answer is computed up front), so this is most of what a
- * simulated stream keeps.
+ * so an event costs about 55 bytes (this object and its array of parts) instead of about 240 (a copy of its bytes).
+ * A stream's token events are made only when due ({@link SimEvents}); the others are held from the start.
  */
 public final class SimEvent {
 

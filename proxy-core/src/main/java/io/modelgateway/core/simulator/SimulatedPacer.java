@@ -2,7 +2,6 @@ package io.modelgateway.core.simulator;
 
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,8 +29,11 @@ final class SimulatedPacer implements PacingWheel.Waiter {
         /** The status and headers are due; for a non-stream answer, its whole body with them. */
         void head();
 
-        /** One stream event is due; it may wait for the {@link #flush()} that follows the turn's last event. */
-        void event(SimEvent event);
+        /**
+         * Event {@code index} of {@code events} is due; it may wait for the {@link #flush()} that follows the turn's
+         * last event. Read it with {@link SimEvents#length} and {@link SimEvents#writeTo}: no event object is made.
+         */
+        void event(SimEvents events, int index);
 
         /** The events handed over this turn are all there: send them. */
         void flush();
@@ -114,7 +116,7 @@ final class SimulatedPacer implements PacingWheel.Waiter {
     }
 
     private void events() {
-        List<SimEvent> events = response.events();
+        SimEvents events = response.streamEvents();
         PacingWheel wheel = null;
         long now = 0;
         boolean handed = false;
@@ -127,13 +129,13 @@ final class SimulatedPacer implements PacingWheel.Waiter {
                 flush(handed);
                 return;
             }
-            SimEvent event = events.get(next);
-            if (event.delayNanos() > 0 && !delayElapsed) {
+            long delay = events.delayNanos(next);
+            if (delay > 0 && !delayElapsed) {
                 if (wheel == null) {
                     wheel = PacingWheel.of(channel.eventLoop());
                     now = wheel.clock().nanoTime();
                 }
-                dueNanos += event.delayNanos();
+                dueNanos += delay;
                 if (dueNanos - now > 0) {
                     delayElapsed = true;
                     flush(handed);
@@ -143,8 +145,7 @@ final class SimulatedPacer implements PacingWheel.Waiter {
                 // Due already (the loop ran late): goes out with the others of this turn.
             }
             delayElapsed = false;
-            next++;
-            sink.event(event);
+            sink.event(events, next++);
             handed = true;
         }
         if (stopped()) {

@@ -25,7 +25,7 @@ public final class SimulatedResponse {
     private final Map<String, String> headers;
     private final long headerDelayMs;
     private final byte[] body;
-    private final List<SimEvent> events;
+    private final SimEvents events;
     private final boolean cutAtEnd;
     private final boolean stallAtEnd;
 
@@ -36,7 +36,7 @@ public final class SimulatedResponse {
         this.headers = Map.copyOf(headers);
         this.headerDelayMs = headerDelayMs;
         this.body = body;
-        this.events = events == null ? null : List.copyOf(events);
+        this.events = events == null ? null : SimEvents.of(events);
         this.cutAtEnd = cutAtEnd;
         this.stallAtEnd = stallAtEnd;
     }
@@ -104,6 +104,11 @@ public final class SimulatedResponse {
 
     /** The events of a stream in order; null for non-stream answers. */
     public List<SimEvent> events() {
+        return events;
+    }
+
+    /** The events of a stream as the pacer reads them (each without making its object); null for non-stream answers. */
+    SimEvents streamEvents() {
         return events;
     }
 

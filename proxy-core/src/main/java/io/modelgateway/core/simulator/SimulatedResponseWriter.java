@@ -98,9 +98,9 @@ final class SimulatedResponseWriter implements SimulatedPacer.Sink {
     }
 
     @Override
-    public void event(SimEvent event) {
-        ByteBuf bytes = ctx.alloc().buffer(event.length());
-        event.writeTo(bytes);
+    public void event(SimEvents events, int index) {
+        ByteBuf bytes = ctx.alloc().buffer(events.length(index));
+        events.writeTo(index, bytes);
         lastWrite = ctx.write(new DefaultHttpContent(bytes));
     }
 

@@ -122,10 +122,10 @@ public final class SimulatorExchange implements Exchange, SimulatedPacer.Sink, A
     }
 
     @Override
-    public void event(SimEvent event) {
-        ByteBuf bytes = SCRATCH.take(ctx.alloc(), event.length());
+    public void event(SimEvents events, int index) {
+        ByteBuf bytes = SCRATCH.take(ctx.alloc(), events.length(index));
         try {
-            event.writeTo(bytes);
+            events.writeTo(index, bytes);
             writer.content(bytes, false); // lent: the writer copies what it sends, and retains what it keeps
         } finally {
             bytes.release();

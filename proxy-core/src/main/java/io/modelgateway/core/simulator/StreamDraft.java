@@ -2,7 +2,6 @@ package io.modelgateway.core.simulator;
 
 import io.modelgateway.codecs.ApiStyle;
 import io.modelgateway.core.config.FaultSpec;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -29,9 +28,14 @@ final class StreamDraft {
     private static final int NOT_CONTENT = -1;
 
     private final ApiStyle style;
-    /** Each event as the parts it is made of ({@link SimEvent}): shared pieces are not copied per event. */
-    private final List<byte[][]> events = new ArrayList<>();
-    private int[] rounds = new int[64];
+    /**
+     * Per event: the parts it is made of ({@code byte[][]}, shared pieces not copied per event), or a token
+     * ({@code String}) that {@link #frames} frames and that becomes its event only when due ({@link SimEvents}).
+     */
+    private Object[] sources;
+    private SimEvents.TokenFrame[] frames;
+    private int[] rounds;
+    private int size;
     private int nextRound;
 
     /** How a stream of this draft ends in error; null: the style's error event ({@link SimErrors}). */
@@ -44,7 +48,16 @@ final class StreamDraft {
     }
 
     StreamDraft(ApiStyle style) {
+        this(style, 64);
+    }
+
+    /** A draft with room for {@code expected} events (more are taken too). */
+    StreamDraft(ApiStyle style, int expected) {
         this.style = style;
+        int n = Math.max(1, expected);
+        this.sources = new Object[n];
+        this.frames = new SimEvents.TokenFrame[n];
+        this.rounds = new int[n];
     }
 
     /** The Responses API ends a stream in error with its own typed event, numbered after the ones before it. */
@@ -58,43 +71,94 @@ final class StreamDraft {
         add(new byte[][] {bytes}, content, nextRound++);
     }
 
-    /** An event of {@code round}, made of {@code parts} one after the other (kept, not copied). */
-    void add(byte[][] parts, boolean content, int round) {
-        if (events.size() == rounds.length) {
-            rounds = Arrays.copyOf(rounds, rounds.length * 2);
-        }
-        rounds[events.size()] = content ? round : NOT_CONTENT;
-        events.add(parts);
+    /** An event that is its own round, made of {@code parts} one after the other (kept, not copied). */
+    void add(byte[][] parts, boolean content) {
+        add(parts, content, nextRound++);
     }
 
+    /** An event of {@code round}, made of {@code parts} one after the other (kept, not copied). */
+    void add(byte[][] parts, boolean content, int round) {
+        append(parts, null, content ? round : NOT_CONTENT);
+    }
+
+    /**
+     * A content event that is its own round: {@code token}'s quoted bytes in {@code frame}. Kept as the two, and made
+     * into its event's parts when due.
+     */
+    void addToken(SimEvents.TokenFrame frame, String token) {
+        append(token, frame, nextRound++);
+    }
+
+    /**
+     * The events of several choices' drafts (each event its own round there), interleaved round by round as OpenAI
+     * streams the choices of an {@code n > 1} answer: every choice's first event, then every second one, and so on.
+     */
+    void interleave(List<StreamDraft> choices) {
+        int longest = 0;
+        for (StreamDraft c : choices) {
+            longest = Math.max(longest, c.size);
+        }
+        for (int round = 0; round < longest; round++) {
+            for (StreamDraft c : choices) {
+                if (round < c.size) {
+                    append(c.sources[round], c.frames[round], c.rounds[round] == NOT_CONTENT ? NOT_CONTENT : round);
+                }
+            }
+        }
+        nextRound = Math.max(nextRound, longest);
+    }
+
+    private void append(Object source, SimEvents.TokenFrame frame, int round) {
+        if (size == rounds.length) {
+            rounds = Arrays.copyOf(rounds, size * 2);
+            sources = Arrays.copyOf(sources, size * 2);
+            frames = Arrays.copyOf(frames, size * 2);
+        }
+        sources[size] = source;
+        frames[size] = frame;
+        rounds[size] = round;
+        size++;
+    }
+
+    /** Event {@code i}'s parts (a token's made now). */
+    private byte[][] parts(int i) {
+        return sources[i] instanceof String token ? frames[i].around(Vocabulary.quoted(token)) : (byte[][]) sources[i];
+    }
+
+    /** The stream's answer: the events with their waits, cut or broken as the plan's faults say. Call once. */
     SimulatedResponse build(RequestPlan plan, Map<String, String> headers) {
         FaultSpec fault = plan.fault();
-        int end = events.size();
+        int end = size;
         RequestPlan.Ending ending = plan.ending();
         if (ending != RequestPlan.Ending.COMPLETE) {
             end = positionAfter(plan.endAfter());
         }
         int broken = fault.malformed() < 0 ? -1 : fault.malformed() == 0 ? 0 : positionAfter(fault.malformed()) - 1;
-        long ttft = plan.ttftMs() * 1_000_000L;
-        long perToken = plan.perTokenNanos();
-        List<SimEvent> out = new ArrayList<>(end + 1);
+        int count = ending == RequestPlan.Ending.ERROR ? end + 1 : end;
+        // The draft's own arrays when they have the room: a draft is built once, and only the list reads them then.
+        Object[] outSources = count <= sources.length ? sources : Arrays.copyOf(sources, count);
+        SimEvents.TokenFrame[] outFrames = count <= frames.length ? frames : Arrays.copyOf(frames, count);
+        byte[] waits = new byte[count];
         int lastRound = NOT_CONTENT;
         for (int i = 0; i < end; i++) {
-            long delay = 0;
             if (i == 0) {
-                delay = ttft;
+                waits[i] = SimEvents.FIRST_TOKEN;
             } else if (rounds[i] != NOT_CONTENT && rounds[i] != lastRound) {
-                delay = perToken;
+                waits[i] = SimEvents.TOKEN;
                 lastRound = rounds[i];
             }
-            out.add(i == broken ? new SimEvent(delay, malformed(SimEvent.concat(events.get(i))))
-                    : new SimEvent(delay, events.get(i)));
+            if (i == broken) {
+                outSources[i] = new byte[][] {malformed(SimEvent.concat(parts(i)))};
+                outFrames[i] = null;
+            }
         }
         if (ending == RequestPlan.Ending.ERROR) {
             String message = "The simulator injected a stream error (error_after=" + fault.errorAfter() + ")";
-            out.add(new SimEvent(0, errorEvent != null ? errorEvent.at(end, message)
-                    : SimErrors.streamErrorEvent(style, message)));
+            outSources[end] = new byte[][] {errorEvent != null ? errorEvent.at(end, message)
+                    : SimErrors.streamErrorEvent(style, message)};
         }
+        SimEvents out = new SimEvents(outSources, outFrames, waits, count, plan.ttftMs() * 1_000_000L,
+                plan.perTokenNanos());
         if (ending == RequestPlan.Ending.STALL) {
             return SimulatedResponse.stalled(SimulatedResponse.EVENT_STREAM, headers, fault.delayMs(), out);
         }
@@ -140,7 +204,7 @@ final class StreamDraft {
     private int positionAfter(int k) {
         int seen = 0;
         int afterLast = -1;
-        for (int i = 0; i < events.size(); i++) {
+        for (int i = 0; i < size; i++) {
             if (rounds[i] != NOT_CONTENT) {
                 if (k == 0) {
                     return i;
@@ -151,6 +215,6 @@ final class StreamDraft {
                 }
             }
         }
-        return afterLast >= 0 ? afterLast : Math.min(1, events.size());
+        return afterLast >= 0 ? afterLast : Math.min(1, size);
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -49,7 +50,8 @@ final class Turn {
     final String signature;
     final int thinkingTokens;
     final List<String> textPieces;
-    final String text;
+    /** The text's pieces joined, made when first asked for (a stream sends the pieces and never asks). */
+    private String text;
     final List<ToolCall> toolCalls;
     final Finish finish;
     final String stopSequence;
@@ -62,11 +64,20 @@ final class Turn {
         this.signature = signature;
         this.thinkingTokens = thinkingTokens;
         this.textPieces = textPieces;
-        this.text = String.join("", textPieces);
         this.toolCalls = toolCalls;
         this.finish = finish;
         this.stopSequence = stopSequence;
         this.outputTokens = outputTokens;
+    }
+
+    /** The whole text of the turn. */
+    String text() {
+        String t = text;
+        if (t == null) {
+            t = String.join("", textPieces);
+            text = t;
+        }
+        return t;
     }
 
     boolean hasThinking() {
@@ -142,7 +153,8 @@ final class Turn {
                 finish = Finish.STOP_SEQUENCE;
             }
         }
-        return new Turn(thinkingPieces, signature, thinkingTokens, List.copyOf(pieces), List.of(), finish,
+        // unmodifiable without a copy: nothing else holds the list
+        return new Turn(thinkingPieces, signature, thinkingTokens, Collections.unmodifiableList(pieces), List.of(), finish,
                 stopSequence, thinkingTokens + pieces.size());
     }
 
