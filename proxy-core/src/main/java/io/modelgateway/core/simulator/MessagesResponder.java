@@ -290,16 +290,18 @@ final class MessagesResponder {
         int index = 0;
         if (t.hasThinking()) {
             d.add(blockStart(b, index, "{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}"), false);
+            SimEvents.TokenFrame frame = deltaFrame(b, index, "thinking_delta", "thinking");
             for (String piece : t.thinkingPieces) {
-                d.add(delta(b, index, "thinking_delta", "thinking", piece), true);
+                d.addToken(frame, piece);
             }
             d.add(delta(b, index, "signature_delta", "signature", t.signature), false);
             d.add(blockStop(b, index++), false);
         }
         if (!t.textPieces.isEmpty()) {
             d.add(blockStart(b, index, "{\"type\":\"text\",\"text\":\"\"}"), false);
+            SimEvents.TokenFrame frame = deltaFrame(b, index, "text_delta", "text");
             for (String piece : t.textPieces) {
-                d.add(delta(b, index, "text_delta", "text", piece), true);
+                d.addToken(frame, piece);
             }
             d.add(blockStop(b, index++), false);
         }
@@ -328,10 +330,21 @@ final class MessagesResponder {
     }
 
     private static byte[] delta(JsonBytes b, int index, String type, String field, String value) {
-        return b.reset().raw("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":").num(index)
-                .raw(",\"delta\":{\"type\":\"").raw(type).raw("\",\"").raw(field).raw("\":").raw(Vocabulary.quoted(value))
-                .raw("}}\n\n").toBytes();
+        return deltaPrefix(b, index, type, field).raw(Vocabulary.quoted(value)).raw(DELTA_END).toBytes();
     }
+
+    /** What a token's {@code content_block_delta} of block {@code index} goes between: one for all of the block's. */
+    private static SimEvents.TokenFrame deltaFrame(JsonBytes b, int index, String type, String field) {
+        return new SimEvents.TokenFrame(new byte[][] {deltaPrefix(b, index, type, field).toBytes()},
+                new byte[][] {DELTA_END});
+    }
+
+    private static JsonBytes deltaPrefix(JsonBytes b, int index, String type, String field) {
+        return b.reset().raw("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":").num(index)
+                .raw(",\"delta\":{\"type\":\"").raw(type).raw("\",\"").raw(field).raw("\":");
+    }
+
+    private static final byte[] DELTA_END = "}}\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private static byte[] blockStop(JsonBytes b, int index) {
         return b.reset().raw("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":").num(index)

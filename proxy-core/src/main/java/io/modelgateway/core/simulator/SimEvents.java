@@ -8,7 +8,7 @@ import java.util.RandomAccess;
 
 /**
  * The events of a simulated stream, in order; immutable. A token's event is not held as an object: the list keeps
- * the token (a vocabulary word, shared) and the frame around it (shared by every token of the stream) and makes the
+ * the token's quoted bytes (a vocabulary word's, shared) and the frame around it (shared by every token of the stream) and makes the
  * {@link SimEvent} when it is read, which the pacer does when the event is due. So a stream waiting to send its
  * answer holds about nine bytes per token (two references and how long it waits) where an event object and its
  * array of parts took about sixty; the objects made when due die at once, where held ones lived as long as their
@@ -53,7 +53,10 @@ final class SimEvents extends AbstractList<SimEvent> implements RandomAccess {
         }
     }
 
-    /** Per event: a {@link SimEvent}, its parts ({@code byte[][]}), or a token ({@code String}) framed by frames[i]. */
+    /**
+     * Per event: a {@link SimEvent}, its parts ({@code byte[][]}), or a token's quoted bytes ({@code byte[]}, the
+     * vocabulary's own) that frames[i] frames.
+     */
     private final Object[] sources;
     private final TokenFrame[] frames;
     private final byte[] waits;
@@ -89,7 +92,7 @@ final class SimEvents extends AbstractList<SimEvent> implements RandomAccess {
         if (s instanceof SimEvent e) {
             return e;
         }
-        byte[][] parts = s instanceof String token ? frames[i].around(Vocabulary.quoted(token)) : (byte[][]) s;
+        byte[][] parts = s instanceof byte[] token ? frames[i].around(token) : (byte[][]) s;
         return new SimEvent(delayNanos(i), parts);
     }
 
@@ -97,8 +100,8 @@ final class SimEvents extends AbstractList<SimEvent> implements RandomAccess {
     int length(int i) {
         Objects.checkIndex(i, size);
         Object s = sources[i];
-        if (s instanceof String token) {
-            return frames[i].length + Vocabulary.quoted(token).length;
+        if (s instanceof byte[] token) {
+            return frames[i].length + token.length;
         }
         return s instanceof SimEvent e ? e.length() : SimEvent.length((byte[][]) s);
     }
@@ -107,8 +110,8 @@ final class SimEvents extends AbstractList<SimEvent> implements RandomAccess {
     void writeTo(int i, ByteBuf out) {
         Objects.checkIndex(i, size);
         Object s = sources[i];
-        if (s instanceof String token) {
-            frames[i].writeTo(Vocabulary.quoted(token), out);
+        if (s instanceof byte[] token) {
+            frames[i].writeTo(token, out);
         } else if (s instanceof SimEvent e) {
             e.writeTo(out);
         } else {

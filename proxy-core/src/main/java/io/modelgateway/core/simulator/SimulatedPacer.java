@@ -61,6 +61,8 @@ final class SimulatedPacer implements PacingWheel.Waiter {
     private boolean waitingForWritability;
     private boolean cancelled;
     private ScheduledFuture<?> timer;
+    /** The channel's loop's wheel, once the stream first waits on it. */
+    private PacingWheel wheel;
 
     SimulatedPacer(Channel channel, SimulatedResponse response, Sink sink) {
         this.channel = channel;
@@ -117,8 +119,8 @@ final class SimulatedPacer implements PacingWheel.Waiter {
 
     private void events() {
         SimEvents events = response.streamEvents();
-        PacingWheel wheel = null;
         long now = 0;
+        boolean clockRead = false; // read once per turn, when the first wait is met
         boolean handed = false;
         while (next < events.size()) {
             if (stopped()) {
@@ -131,9 +133,12 @@ final class SimulatedPacer implements PacingWheel.Waiter {
             }
             long delay = events.delayNanos(next);
             if (delay > 0 && !delayElapsed) {
-                if (wheel == null) {
-                    wheel = PacingWheel.of(channel.eventLoop());
+                if (!clockRead) {
+                    if (wheel == null) {
+                        wheel = PacingWheel.of(channel.eventLoop());
+                    }
                     now = wheel.clock().nanoTime();
+                    clockRead = true;
                 }
                 dueNanos += delay;
                 if (dueNanos - now > 0) {

@@ -29,8 +29,8 @@ final class StreamDraft {
 
     private final ApiStyle style;
     /**
-     * Per event: the parts it is made of ({@code byte[][]}, shared pieces not copied per event), or a token
-     * ({@code String}) that {@link #frames} frames and that becomes its event only when due ({@link SimEvents}).
+     * Per event: the parts it is made of ({@code byte[][]}, shared pieces not copied per event), or a token's quoted
+     * bytes ({@code byte[]}) that {@link #frames} frames and that become its event only when due ({@link SimEvents}).
      */
     private Object[] sources;
     private SimEvents.TokenFrame[] frames;
@@ -86,7 +86,7 @@ final class StreamDraft {
      * into its event's parts when due.
      */
     void addToken(SimEvents.TokenFrame frame, String token) {
-        append(token, frame, nextRound++);
+        append(Vocabulary.quoted(token), frame, nextRound++);
     }
 
     /**
@@ -122,7 +122,7 @@ final class StreamDraft {
 
     /** Event {@code i}'s parts (a token's made now). */
     private byte[][] parts(int i) {
-        return sources[i] instanceof String token ? frames[i].around(Vocabulary.quoted(token)) : (byte[][]) sources[i];
+        return sources[i] instanceof byte[] token ? frames[i].around(token) : (byte[][]) sources[i];
     }
 
     /** The stream's answer: the events with their waits, cut or broken as the plan's faults say. Call once. */
