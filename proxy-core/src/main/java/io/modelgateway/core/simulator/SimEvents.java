@@ -8,12 +8,12 @@ import java.util.RandomAccess;
 
 /**
  * The events of a simulated stream, in order; immutable. A token's event is not held as an object: the list keeps
- * the token's quoted bytes (a vocabulary word's, shared) and the frame around it (shared by every token of the stream) and makes the
- * {@link SimEvent} when it is read, which the pacer does when the event is due. So a stream waiting to send its
- * answer holds about nine bytes per token (two references and how long it waits) where an event object and its
- * array of parts took about sixty; the objects made when due die at once, where held ones lived as long as their
- * stream — seconds, several young collections — and were copied by each of them (measured with ten thousand paced
- * streams: proxy-bench/README.md, "streams10k: the simulator's answers made when due").
+ * the token's quoted bytes (a vocabulary word's, shared) and the frame around it (shared by the tokens of a block),
+ * the pacer writes the event from them when it is due ({@link #length}, {@link #writeTo}), and a {@link SimEvent} is
+ * made only when the list is read as a list (tests). So a stream waiting to send its answer holds about nine bytes
+ * per token (two references and how long it waits) where an event object and its array of parts took about sixty,
+ * and held them as long as the stream lived — seconds, several young collections, each of which copied them
+ * (measured with ten thousand paced streams: proxy-bench/README.md, "Issue #13, 2026-11-30, after S14").
  */
 final class SimEvents extends AbstractList<SimEvent> implements RandomAccess {
 

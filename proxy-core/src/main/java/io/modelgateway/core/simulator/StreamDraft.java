@@ -156,6 +156,7 @@ final class StreamDraft {
             String message = "The simulator injected a stream error (error_after=" + fault.errorAfter() + ")";
             outSources[end] = new byte[][] {errorEvent != null ? errorEvent.at(end, message)
                     : SimErrors.streamErrorEvent(style, message)};
+            outFrames[end] = null;
         }
         SimEvents out = new SimEvents(outSources, outFrames, waits, count, plan.ttftMs() * 1_000_000L,
                 plan.perTokenNanos());

@@ -154,8 +154,8 @@ final class Turn {
             }
         }
         // unmodifiable without a copy: nothing else holds the list
-        return new Turn(thinkingPieces, signature, thinkingTokens, Collections.unmodifiableList(pieces), List.of(), finish,
-                stopSequence, thinkingTokens + pieces.size());
+        return new Turn(thinkingPieces, signature, thinkingTokens, Collections.unmodifiableList(pieces), List.of(),
+                finish, stopSequence, thinkingTokens + pieces.size());
     }
 
     static List<String> words(Prng rng, int count) {
