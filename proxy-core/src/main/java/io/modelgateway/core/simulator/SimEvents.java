@@ -92,8 +92,12 @@ final class SimEvents extends AbstractList<SimEvent> implements RandomAccess {
         if (s instanceof SimEvent e) {
             return e;
         }
-        byte[][] parts = s instanceof byte[] token ? frames[i].around(token) : (byte[][]) s;
-        return new SimEvent(delayNanos(i), parts);
+        return new SimEvent(delayNanos(i), parts(s, frames[i]));
+    }
+
+    /** The parts of an event kept as {@code source}: its own ({@code byte[][]}), or a token framed by {@code frame}. */
+    static byte[][] parts(Object source, TokenFrame frame) {
+        return source instanceof byte[] token ? frame.around(token) : (byte[][]) source;
     }
 
     /** The number of bytes of event {@code i}, without making it. */

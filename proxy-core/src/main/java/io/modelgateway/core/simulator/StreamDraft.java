@@ -120,11 +120,6 @@ final class StreamDraft {
         size++;
     }
 
-    /** Event {@code i}'s parts (a token's made now). */
-    private byte[][] parts(int i) {
-        return sources[i] instanceof byte[] token ? frames[i].around(token) : (byte[][]) sources[i];
-    }
-
     /** The stream's answer: the events with their waits, cut or broken as the plan's faults say. Call once. */
     SimulatedResponse build(RequestPlan plan, Map<String, String> headers) {
         FaultSpec fault = plan.fault();
@@ -148,7 +143,7 @@ final class StreamDraft {
                 lastRound = rounds[i];
             }
             if (i == broken) {
-                outSources[i] = new byte[][] {malformed(SimEvent.concat(parts(i)))};
+                outSources[i] = new byte[][] {malformed(SimEvent.concat(SimEvents.parts(sources[i], frames[i])))};
                 outFrames[i] = null;
             }
         }
