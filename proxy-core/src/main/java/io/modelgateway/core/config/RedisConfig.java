@@ -20,9 +20,12 @@ import java.util.Objects;
  *                     {@code limit / replicasHint} on its own while Redis is away
  * @param leaseTtlMs   how long a concurrency slot outlives the replica that held it: slots are leases renewed
  *                     while their exchange runs, so a replica that dies frees its slots within this time
+ * @param batch        the most requests' worth one check takes from the shared counts at once, used by the
+ *                     replica's next requests without asking Redis; taken only while every limit of the request
+ *                     stays far from reached (see {@code SharedLimiter}); 1 checks every request in Redis
  */
 public record RedisConfig(String host, int port, int database, boolean tls, String username, String password,
-        int timeoutMs, String keyPrefix, Fallback fallback, int replicasHint, int leaseTtlMs) {
+        int timeoutMs, String keyPrefix, Fallback fallback, int replicasHint, int leaseTtlMs, int batch) {
 
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_TIMEOUT_MS = 50;
@@ -30,6 +33,8 @@ public record RedisConfig(String host, int port, int database, boolean tls, Stri
     public static final int DEFAULT_REPLICAS_HINT = 2;
     public static final int DEFAULT_LEASE_TTL_MS = 10_000;
     public static final int MIN_LEASE_TTL_MS = 1_000;
+    public static final int DEFAULT_BATCH = 64;
+    public static final int MAX_BATCH = 1_024;
 
     /** What a limit check does while Redis cannot answer (down, slow past {@code timeout_ms}, refusing us). */
     public enum Fallback {
@@ -50,9 +55,22 @@ public record RedisConfig(String host, int port, int database, boolean tls, Stri
         Objects.requireNonNull(keyPrefix, "keyPrefix");
         Objects.requireNonNull(fallback, "fallback");
         if (port < 1 || port > 65535 || database < 0 || timeoutMs < 1 || replicasHint < 1
-                || leaseTtlMs < MIN_LEASE_TTL_MS) {
+                || leaseTtlMs < MIN_LEASE_TTL_MS || batch < 1 || batch > MAX_BATCH) {
             throw new IllegalArgumentException("redis settings out of range");
         }
+    }
+
+    /** The settings with the default {@code batch}. */
+    public RedisConfig(String host, int port, int database, boolean tls, String username, String password,
+            int timeoutMs, String keyPrefix, Fallback fallback, int replicasHint, int leaseTtlMs) {
+        this(host, port, database, tls, username, password, timeoutMs, keyPrefix, fallback, replicasHint, leaseTtlMs,
+                DEFAULT_BATCH);
+    }
+
+    /** These settings with another {@code batch}. */
+    public RedisConfig withBatch(int batch) {
+        return new RedisConfig(host, port, database, tls, username, password, timeoutMs, keyPrefix, fallback,
+                replicasHint, leaseTtlMs, batch);
     }
 
     /**
@@ -75,6 +93,6 @@ public record RedisConfig(String host, int port, int database, boolean tls, Stri
     public String toString() {
         return "RedisConfig[" + endpoint() + (password == null ? "" : ", password set") + ", timeout_ms=" + timeoutMs
                 + ", key_prefix=" + keyPrefix + ", fallback=" + fallback.configName() + ", replicas_hint="
-                + replicasHint + ", lease_ttl_ms=" + leaseTtlMs + "]";
+                + replicasHint + ", lease_ttl_ms=" + leaseTtlMs + ", batch=" + batch + "]";
     }
 }

@@ -17,7 +17,7 @@ import java.util.Locale;
 final class RedisSection extends ConfigReader {
 
     private static final List<String> REDIS_FIELDS = List.of("url", "password", "timeout_ms", "key_prefix",
-            "fallback", "replicas_hint", "lease_ttl_ms");
+            "fallback", "replicas_hint", "lease_ttl_ms", "batch");
     static final int MAX_KEY_PREFIX_CHARS = 64;
 
     RedisSection(ConfigReader load) {
@@ -126,8 +126,9 @@ final class RedisSection extends ConfigReader {
             throw error(r.pathOf("lease_ttl_ms"), r.lineOf("lease_ttl_ms"), "must be at least 4 times timeout_ms ("
                     + 4L * timeoutMs + ")");
         }
+        int batch = (int) r.integer("batch", RedisConfig.DEFAULT_BATCH, 1, RedisConfig.MAX_BATCH);
         return new RedisConfig(host, port, database, scheme.equals("rediss"), username, password, timeoutMs, prefix,
-                fallback, replicas, leaseTtlMs);
+                fallback, replicas, leaseTtlMs, batch);
     }
 
     private int database(String rawPath, String path, int line) throws ConfigException {

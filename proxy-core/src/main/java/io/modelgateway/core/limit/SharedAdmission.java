@@ -44,6 +44,12 @@ final class SharedAdmission extends CountedAdmission {
     final long costEstimateMicros;
     /** The exchange's real cost in micro-dollars, known when it is settled with its record. */
     long costMicros;
+    /** The batch asked for: how many requests' worth to take at once (1: this one alone). */
+    final int want;
+    /** The batch taken, admitted: 1, or more when this admission opened {@link #batch}. */
+    int taken = 1;
+    /** The batch this admission opened (taken above 1), which its settlement goes to; else null. */
+    SharedBatch batch;
     private final SharedLimiter limiter;
 
     /**
@@ -51,9 +57,10 @@ final class SharedAdmission extends CountedAdmission {
      */
     SharedAdmission(SharedLimiter limiter, EventLoop loop, long sequence, ScriptParts parts, long leaseTtlMillis,
             KeyConfig key, Scope[] scopes, LimitsConfig[] limits, int count, long estimate, double costEstimateUsd,
-            long month) {
+            long month, int want) {
         super(key.rateLimitHeaders(), 0);
         this.key = key;
+        this.want = want;
         this.month = month;
         boolean spend = costEstimateUsd >= 0;
         this.spendKey = spend ? spendKey(parts.prefix, key.name()) : null;
@@ -123,7 +130,7 @@ final class SharedAdmission extends CountedAdmission {
 
     /**
      * Takes admit.lua's answer: {admitted, day, requests limit, remaining, reset us, tokens limit, remaining,
-     * reset us, refusing scope, refusing limit, wait ms, tokens used, requested}.
+     * reset us, refusing scope, refusing limit, wait ms, tokens used, requested, requests taken}.
      */
     void decided(long[] r, long nowNanos) {
         if (r[2] > 0) {
@@ -137,6 +144,7 @@ final class SharedAdmission extends CountedAdmission {
             tokensFullAtNanos = nowNanos + r[7] * 1000;
         }
         if (r[0] == 1) {
+            taken = (int) Math.max(1, Math.min(want, r[13]));
             return;
         }
         if (r[9] == 5 || r[9] == 6) {
@@ -187,7 +195,11 @@ final class SharedAdmission extends CountedAdmission {
             return; // settled before, or a refusal (which Redis never charged)
         }
         settled = true;
-        limiter.settle(this, actualTokens);
+        if (batch != null) {
+            batch.done(estimate, actualTokens);
+        } else {
+            limiter.settle(this, actualTokens);
+        }
     }
 
     @Override

@@ -35,6 +35,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
@@ -92,6 +93,11 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     static final int RENEW_BATCH = 256;
     /** Token counts sent to Redis are clamped here: Lua numbers are doubles, exact up to 2^53. */
     static final long MAX_TOKENS = 1L << 53;
+    /** A batch ({@link SharedBatch}) admits for this long after it was taken, at most; then what is left goes back. */
+    static final long BATCH_MILLIS = 250;
+    /** After a check that could take no batch (a limit not far from reached), the key on the model is checked alone
+     * for this long before a batch is asked for again. */
+    static final long ALONE_MILLIS = 1_000;
 
     /** What a {@code deny} fallback refuses with, in metrics and records. */
     public static final String SHARED_STATE_UNAVAILABLE = "shared_state_unavailable";
@@ -223,6 +229,14 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         if (keyLimits.isEmpty() && pairLimits.isEmpty() && modelLimits.isEmpty() && costEstimateUsd < 0) {
             return loop.newSucceededFuture(Admission.UNLIMITED);
         }
+        if (loop.inEventLoop() && costEstimateUsd < 0 && !closed && state.get() == UP) {
+            // A batch of this loop admits at once, without a promise to wait on.
+            Lane lane = lanes.get(loop);
+            SharedBatch.Batched batched = lane == null ? null : lane.fromBatch(key, model, clamp(estimatedTokens));
+            if (batched != null) {
+                return loop.newSucceededFuture(batched);
+            }
+        }
         Promise<Admission> promise = loop.newPromise();
         if (loop.inEventLoop()) {
             admit(key, model, estimatedTokens, costEstimateUsd, loop, promise);
@@ -249,6 +263,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             Scope[] scopes = new Scope[3];
             LimitsConfig[] limits = new LimitsConfig[3];
             int n = 0;
+            boolean slots = false;
             if (!key.limits().isEmpty()) {
                 scopes[n] = Scope.key(key.name());
                 limits[n++] = key.limits();
@@ -262,13 +277,41 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
                 scopes[n] = Scope.model(model.name());
                 limits[n++] = model.limits();
             }
-            long estimate = Math.min(MAX_TOKENS, Math.max(0, estimatedTokens));
+            for (int i = 0; i < n; i++) {
+                slots |= limits[i].concurrentRequests() > 0;
+            }
+            long estimate = clamp(estimatedTokens);
+            // A batch where it may be taken: no slot and no spend counted, batches on, not just refused one.
+            BatchKey batchKey = null;
+            int want = 1;
+            if (c.batch() > 1 && costEstimateUsd < 0 && !slots) {
+                batchKey = new BatchKey(key.name(), model.name());
+                SharedBatch.Batched batched = lane.fromBatch(key, model, estimate);
+                if (batched != null) {
+                    promise.setSuccess(batched);
+                    return;
+                }
+                if (lane.awaitBatch(batchKey, key, model, estimatedTokens, promise)) {
+                    return; // a batch is being taken: this request waits for it
+                }
+                if (lane.batchAllowed(batchKey, nanoTime())) {
+                    want = c.batch();
+                } else {
+                    batchKey = null;
+                }
+            }
             // The admission keeps these parts: it settles under the prefix it was admitted under, whatever a reload
             // does meanwhile.
             SharedAdmission a = new SharedAdmission(this, loop, sequence.incrementAndGet(), parts, c.leaseTtlMs(), key,
-                    scopes, limits, n, estimate, costEstimateUsd, SpendBudgets.monthOf(epochMillis()));
-            AdmitCall call = new AdmitCall(a, promise, key, model, estimatedTokens, costEstimateUsd);
+                    scopes, limits, n, estimate, costEstimateUsd, SpendBudgets.monthOf(epochMillis()), want);
+            AdmitCall call = new AdmitCall(a, promise, key, model, estimatedTokens, costEstimateUsd, batchKey);
+            if (batchKey != null) {
+                lane.batchAsked(batchKey);
+            }
             if (!lane.link.send(call)) {
+                if (batchKey != null) {
+                    lane.releaseWaiters(batchKey);
+                }
                 promise.setSuccess(fallback(c, key, model, estimatedTokens, costEstimateUsd));
             }
         } catch (RuntimeException e) {
@@ -278,6 +321,10 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
                 promise.setSuccess(fallback(config, key, model, estimatedTokens, costEstimateUsd));
             }
         }
+    }
+
+    private static long clamp(long tokens) {
+        return Math.min(MAX_TOKENS, Math.max(0, tokens));
     }
 
     private Admission fallback(RedisConfig c, KeyConfig key, ModelConfig model, long estimatedTokens,
@@ -344,12 +391,17 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             leases.remove(a);
         }
         long actual = Math.min(MAX_TOKENS, Math.max(0, actualTokens));
-        SettleCall call = new SettleCall(a, actual, false);
+        SettleCall call = new SettleCall(a, actual, false, 1);
         if (a.loop.inEventLoop()) {
             deliver(call);
         } else {
             a.loop.execute(() -> deliver(call));
         }
+    }
+
+    /** Settles a closed batch whose requests all ended: one settlement under its holder's hold. On its loop. */
+    void settleBatch(SharedBatch b) {
+        deliver(new SettleCall(b.holder, clamp(b.drawn), false, b.used));
     }
 
     private void deliver(SettleCall call) {
@@ -379,10 +431,131 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         final ArrayDeque<SettleCall> deferred = new ArrayDeque<>();
         final Runnable retry = this::retry;
         boolean retryScheduled;
+        /** The open batch of each key on a model (at most one). */
+        final HashMap<BatchKey, SharedBatch> batches = new HashMap<>();
+        /** Requests waiting for a batch being taken, by key on a model (an entry, maybe empty, while it is asked). */
+        final HashMap<BatchKey, ArrayDeque<Waiter>> asked = new HashMap<>();
+        /** Until when (nanoTime) a key on a model is checked alone: its last check could take no batch. */
+        final HashMap<BatchKey, Long> alone = new HashMap<>();
+        final Runnable sweep = this::sweep;
+        boolean sweepScheduled;
 
-        /** Nothing waits for an answer or for delivery. On the loop. */
+        /** Nothing waits for an answer or for delivery, no batch is open. On the loop. */
         boolean idle() {
-            return link.pending() == 0 && deferred.isEmpty();
+            return link.pending() == 0 && deferred.isEmpty() && batches.isEmpty();
+        }
+
+        /** An admission from this loop's open batch for the key on the model, or null. On the loop. */
+        SharedBatch.Batched fromBatch(KeyConfig key, ModelConfig model, long estimate) {
+            if (batches.isEmpty()) {
+                return null;
+            }
+            BatchKey k = new BatchKey(key.name(), model.name());
+            SharedBatch b = batches.get(k);
+            if (b == null) {
+                return null;
+            }
+            if (b.fits(key, model, parts, estimate, nanoTime())) {
+                return b.take(estimate);
+            }
+            // Used up, too little left for this request, past its time, or taken under other limits: closed.
+            batches.remove(k);
+            b.close();
+            return null;
+        }
+
+        /** When a batch for {@code k} is being taken, queues the request for it and says true. */
+        boolean awaitBatch(BatchKey k, KeyConfig key, ModelConfig model, long estimatedTokens,
+                Promise<Admission> promise) {
+            ArrayDeque<Waiter> waiting = asked.get(k);
+            if (waiting == null) {
+                return false;
+            }
+            waiting.add(new Waiter(key, model, estimatedTokens, promise));
+            return true;
+        }
+
+        boolean batchAllowed(BatchKey k, long nowNanos) {
+            if (alone.isEmpty()) {
+                return true;
+            }
+            Long until = alone.get(k);
+            if (until == null) {
+                return true;
+            }
+            if (nowNanos - until < 0) {
+                return false;
+            }
+            alone.remove(k);
+            return true;
+        }
+
+        void batchAsked(BatchKey k) {
+            asked.put(k, new ArrayDeque<>());
+        }
+
+        /**
+         * The check that asked for a batch for {@code k} is decided: the batch opens if one was taken; if none could
+         * be, the key on the model is checked alone for a while.
+         */
+        void batchAnswered(BatchKey k, SharedAdmission a, ModelConfig model) {
+            if (a.admitted() && a.taken > 1) {
+                SharedBatch b = new SharedBatch(SharedLimiter.this, a, model, nanoTime(),
+                        TimeUnit.MILLISECONDS.toNanos(BATCH_MILLIS));
+                a.batch = b;
+                SharedBatch before = batches.put(k, b);
+                if (before != null) {
+                    before.close();
+                }
+                scheduleSweep();
+            } else {
+                alone.put(k, nanoTime() + TimeUnit.MILLISECONDS.toNanos(ALONE_MILLIS));
+                scheduleSweep();
+            }
+        }
+
+        /** Admits from the new batch, or checks anew, the requests that waited for a batch for {@code k}. On the loop. */
+        void releaseWaiters(BatchKey k) {
+            ArrayDeque<Waiter> waiting = asked.remove(k);
+            if (waiting == null) {
+                return;
+            }
+            Waiter w;
+            while ((w = waiting.poll()) != null) {
+                admit(w.key, w.model, w.estimatedTokens, -1, link.loop(), w.promise);
+            }
+        }
+
+        private void scheduleSweep() {
+            if (!sweepScheduled && !closed) {
+                sweepScheduled = true;
+                link.loop().schedule(sweep, BATCH_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        /** Closes the batches past their time and forgets the ended spells of checking alone. */
+        private void sweep() {
+            sweepScheduled = false;
+            long now = nanoTime();
+            for (Iterator<SharedBatch> it = batches.values().iterator(); it.hasNext(); ) {
+                SharedBatch b = it.next();
+                if (closed || now - b.closesAtNanos >= 0) {
+                    it.remove();
+                    b.close();
+                }
+            }
+            alone.values().removeIf(until -> now - until >= 0);
+            if (!batches.isEmpty() || !alone.isEmpty()) {
+                scheduleSweep();
+            }
+        }
+
+        /** Closes every open batch (a stop): what is left goes back as their requests end. */
+        void closeBatches() {
+            for (SharedBatch b : batches.values()) {
+                b.close();
+            }
+            batches.clear();
         }
 
         Lane(EventLoop loop, RedisConfig c, SslContext ssl) {
@@ -634,6 +807,8 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
                 if (loop.inEventLoop()) {
                     break; // never wait for a loop on itself
                 }
+                loop.submit(lane::closeBatches).await(Math.max(1, deadline - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
                 while (state.get() == UP && !closed && System.nanoTime() - deadline < 0) {
                     Future<Boolean> idle = loop.submit(lane::idle);
                     long left = deadline - System.nanoTime();
@@ -687,6 +862,14 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         }
     }
 
+    /** A key on a model: what a batch is for. */
+    private record BatchKey(String key, String model) {
+    }
+
+    /** A request waiting for the batch being taken for its key on its model. */
+    private record Waiter(KeyConfig key, ModelConfig model, long estimatedTokens, Promise<Admission> promise) {
+    }
+
     private static String abbreviate(String s) {
         return s.length() <= 200 ? s : s.substring(0, 200) + "...";
     }
@@ -734,15 +917,18 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         final ModelConfig model;
         final long estimatedTokens;
         final double costEstimateUsd;
+        /** The key on the model a batch was asked for, or null (this request alone). */
+        final BatchKey batchKey;
 
         AdmitCall(SharedAdmission a, Promise<Admission> promise, KeyConfig key, ModelConfig model,
-                long estimatedTokens, double costEstimateUsd) {
+                long estimatedTokens, double costEstimateUsd, BatchKey batchKey) {
             this.a = a;
             this.promise = promise;
             this.key = key;
             this.model = model;
             this.estimatedTokens = estimatedTokens;
             this.costEstimateUsd = costEstimateUsd;
+            this.batchKey = batchKey;
         }
 
         @Override
@@ -752,7 +938,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
 
         @Override
         protected void encode(Resp out, boolean withBody) {
-            scriptHeader(out, ADMIT, withBody, keyCount(a), 11 + 5 * a.count);
+            scriptHeader(out, ADMIT, withBody, keyCount(a), 12 + 5 * a.count);
             keys(out, a);
             out.bulk(scriptNow());
             out.bulk(a.parts.idHead, a.sequence);
@@ -769,30 +955,47 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             out.bulk(a.dailyBudgetMicros);
             out.bulk(a.monthlyBudgetMicros);
             out.bulk(a.costEstimateMicros);
+            out.bulk(a.want);
         }
 
         @Override
         protected void onReply(RedisMessage reply) {
             checkTimer.accept(System.nanoTime() - sentNanos());
-            long[] r = integers(reply, 13);
+            long[] r = integers(reply, 14);
             try {
                 if (r == null) {
                     // An error reply (counted and logged by the lane) or a shape this code does not know.
+                    unanswered();
                     promise.trySuccess(fallback(config, key, model, estimatedTokens, costEstimateUsd));
                     return;
                 }
                 a.decided(r, nanoTime());
+                if (batchKey != null) {
+                    lane(a.loop).batchAnswered(batchKey, a, model);
+                }
             } catch (RuntimeException e) {
                 // An answer this code cannot read: decided by the fallback, and the admission (if it was one) undone.
                 LOG.log(Level.WARNING, "shared limits: cannot read the answer of admit.lua", e);
+                unanswered();
                 promise.trySuccess(fallback(config, key, model, estimatedTokens, costEstimateUsd));
-                deliver(new SettleCall(a, 0, true));
+                deliver(new SettleCall(a, 0, true, 0));
                 return;
             }
             if (a.admitted() && a.holdsSlots) {
                 leases.add(a);
             }
             promise.trySuccess(a);
+            if (batchKey != null) {
+                lane(a.loop).releaseWaiters(batchKey);
+            }
+        }
+
+        /** No batch came of this check: the requests that waited for one are checked anew (or by the fallback). */
+        private void unanswered() {
+            if (batchKey != null) {
+                Lane lane = lane(a.loop);
+                a.loop.execute(() -> lane.releaseWaiters(batchKey));
+            }
         }
 
         @Override
@@ -800,10 +1003,11 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             if (failure == Failure.TIMEOUT) {
                 timeouts.increment();
             }
+            unanswered();
             promise.trySuccess(fallback(config, key, model, estimatedTokens, costEstimateUsd));
             // The script may still run (slow Redis) or have run (lost connection): cancel it. A cancellation of a
             // check that never ran finds no hold and changes nothing.
-            deliver(new SettleCall(a, 0, true));
+            deliver(new SettleCall(a, 0, true, 0));
         }
     }
 
@@ -815,12 +1019,15 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         final SharedAdmission a;
         final long actual;
         final boolean refund;
+        /** The requests of the admission's batch that were used: 1 for an admission alone, 0 for a refund. */
+        final int used;
         int attempts;
 
-        SettleCall(SharedAdmission a, long actual, boolean refund) {
+        SettleCall(SharedAdmission a, long actual, boolean refund, int used) {
             this.a = a;
             this.actual = actual;
             this.refund = refund;
+            this.used = used;
         }
 
         @Override
@@ -831,7 +1038,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         @Override
         protected void encode(Resp out, boolean withBody) {
             attempts++;
-            scriptHeader(out, SETTLE, withBody, keyCount(a), 10 + 6 * a.count);
+            scriptHeader(out, SETTLE, withBody, keyCount(a), 12 + 6 * a.count);
             keys(out, a);
             out.bulk(scriptNow());
             out.bulk(a.parts.idHead, a.sequence);
@@ -850,6 +1057,8 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             out.bulk(a.dayReservedMicros());
             out.bulk(a.monthReservedMicros());
             out.bulk(refund ? 0 : a.costMicros);
+            out.bulk(a.want > 1 ? 1 : 0);
+            out.bulk(used);
         }
 
         @Override

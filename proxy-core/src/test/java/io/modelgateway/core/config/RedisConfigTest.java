@@ -145,7 +145,7 @@ class RedisConfigTest {
                 "redis.lease_ttl_ms: must be at least 4 times timeout_ms (4000) (test.yaml:8)");
         assertError(config("redis:", "  url: redis://127.0.0.1", "  timeout: 50"),
                 "redis.timeout: unknown field (did you mean timeout_ms?); allowed: url, password, timeout_ms,"
-                        + " key_prefix, fallback, replicas_hint, lease_ttl_ms (test.yaml:7)");
+                        + " key_prefix, fallback, replicas_hint, lease_ttl_ms, batch (test.yaml:7)");
         assertError(config("redis: redis://127.0.0.1"), "redis: must be a mapping of fields, not a string (test.yaml:5)");
         assertError(config("redis:", "  url: redis://user:@127.0.0.1:6379/0"),
                 "redis.url: names a user but no password (test.yaml:6)");

@@ -449,6 +449,96 @@ class SharedLimiterTest {
                 .hasSize(1);
     }
 
+    // ---- batches (redis.batch)
+
+    @Test
+    void batch_farFromEveryLimit_oneCheckAdmitsMany_andTheCountsEndAsIfEachWereChecked() throws Exception {
+        SharedLimiter a = replica(patient()); // batch 64
+        KeyConfig k = key("team-a", new LimitsConfig(1_000_000, 10_000_000, 0, 100_000_000));
+        EventLoop loop = group.next();
+        redis.command("CONFIG", "RESETSTAT");
+
+        List<Admission> admitted = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            Admission one = a.admit(k, chat, 100, loop).get(10, TimeUnit.SECONDS);
+            assertThat(one.admitted()).isTrue();
+            admitted.add(one);
+        }
+        for (Admission one : admitted) {
+            one.settle(30);
+        }
+        // The batch still open closes past its time (the monotonic clock only: Redis's stays stopped, no refill).
+        clock.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(2 * SharedLimiter.BATCH_MILLIS));
+        Eventually.until(UP_WITHIN, SharedLimiterTest::noHolds);
+
+        long scripts = scriptCalls();
+        assertThat(scripts).as("admit.lua and settle.lua calls for 200 requests").isLessThanOrEqualTo(12);
+        assertThat(admitted.stream().filter(SharedBatch.Batched.class::isInstance).count()).isGreaterThan(190);
+        // 200 requests, 30 tokens each: what 200 checks of their own would have left.
+        assertThat(usage("k:team-a", "ru")).isEqualTo("200");
+        assertThat(usage("k:team-a", "tu")).isEqualTo("6000");
+        assertThat(usage("k:team-a", "du")).isEqualTo("6000");
+    }
+
+    @Test
+    void batch_headers_countDownAsIfEachRequestWereChecked() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig k = key("team-a", new LimitsConfig(1_000_000, 10_000_000, 0, 0), Map.of(), true);
+        EventLoop loop = group.next();
+        List<String> remaining = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            HttpHeaders h = new DefaultHttpHeaders();
+            a.admit(k, chat, 100, loop).get(10, TimeUnit.SECONDS).addHeaders(h, ApiStyle.OPENAI);
+            remaining.add(h.get("x-ratelimit-remaining-requests") + "/" + h.get("x-ratelimit-remaining-tokens"));
+        }
+        assertThat(remaining).containsExactly("999999/9999900", "999998/9999800", "999997/9999700",
+                "999996/9999600");
+    }
+
+    @Test
+    void batch_notPastHalfOfALimit_thereEveryRequestIsCheckedAlone() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig k = key("team-a", rpm(6400)); // a batch is at most 100 (1/64) and leaves it at most half used
+        EventLoop loop = group.next();
+        redis.command("HSET", "mgw:u:k:team-a", "ru", "3199", "ra", Long.toString(clock.millis.get() * 1000));
+        redis.command("CONFIG", "RESETSTAT");
+        for (int i = 0; i < 5; i++) {
+            assertThat(a.admit(k, chat, 1, loop).get(10, TimeUnit.SECONDS)).isInstanceOf(SharedAdmission.class);
+        }
+        assertThat(scriptCalls()).as("one check per request").isEqualTo(5);
+        assertThat(usage("k:team-a", "ru")).isEqualTo("3204");
+    }
+
+    @Test
+    void batch_checkTimedOut_isCancelledWhole() throws Exception {
+        SharedLimiter a = replica(config(redis.port(), 100, Fallback.LOCAL, 2, 1000));
+        KeyConfig k = key("team-a", new LimitsConfig(1_000_000, 10_000_000, 0, 100_000_000));
+
+        redis.freeze();
+        Admission timedOut = admit(a, k, 100);
+        redis.thaw();
+        Eventually.until(UP_WITHIN, a::up);
+        // Redis ran the check late (taking a batch of 64), then its cancellation: nothing is left of either.
+        Eventually.until(UP_WITHIN, () -> exists("mgw:u:k:team-a") && noHolds());
+
+        assertThat(timedOut).isNotInstanceOf(SharedAdmission.class);
+        assertThat(usage("k:team-a", "ru")).isEqualTo("0");
+        assertThat(usage("k:team-a", "tu")).isEqualTo("0");
+        assertThat(usage("k:team-a", "du")).isEqualTo("0");
+    }
+
+    /** EVALSHA and EVAL calls Redis ran since its last CONFIG RESETSTAT. */
+    private static long scriptCalls() throws Exception {
+        String info = redis.command("INFO", "commandstats").toString();
+        long calls = 0;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)")
+                .matcher(info);
+        while (m.find()) {
+            calls += Long.parseLong(m.group(2));
+        }
+        return calls;
+    }
+
     @Test
     void timedOutCheck_isCancelledInRedis_soTheSharedCountsStayExact() throws Exception {
         RedisConfig c = config(redis.port(), 100, Fallback.LOCAL, 2, 1000);
@@ -591,7 +681,8 @@ class SharedLimiterTest {
      */
     @Test
     void usageHashExpiry_pushedBackHourly_notByEveryAdmission() throws Exception {
-        SharedLimiter a = replica(patient());
+        // Every admission a check of its own (no batch), so that each one runs admit.lua.
+        SharedLimiter a = replica(patient().withBatch(1));
         KeyConfig k = key("team-a", rpm(1000));
         String usage = "mgw:u:k:team-a";
         long twoDays = 172_800_000L;

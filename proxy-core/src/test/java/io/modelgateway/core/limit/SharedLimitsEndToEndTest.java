@@ -116,6 +116,34 @@ class SharedLimitsEndToEndTest {
     }
 
     @Test
+    void farFromTheLimits_600RequestsOverThreeGateways_fewChecksInRedis_countsExactOnceBatchesClose() throws Exception {
+        List<TestGateway> three = three("    limits: {requests_per_minute: 1000000, tokens_per_minute: 100000000}",
+                PATIENT_MS, "local", 3, stoppedClock);
+        redis.command("CONFIG", "RESETSTAT");
+
+        long usedTokens = 0;
+        for (HttpResponse<String> r : inParallel(three, 600, 12, CHAT, "authorization", "Bearer " + TestGateway.KEY)) {
+            assertThat(r.statusCode()).isEqualTo(200);
+            usedTokens += JSON.readTree(r.body()).path("usage").path("total_tokens").asLong();
+        }
+        // Batches close past their time (the gateways' monotonic clock; Redis's clock stays stopped: no refill).
+        clock.nanos.addAndGet(TimeUnit.SECONDS.toNanos(1));
+        settledInRedis();
+
+        String stats = redis.command("INFO", "commandstats").toString();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(stats);
+        assertThat(m.find()).isTrue();
+        assertThat(Long.parseLong(m.group(1))).as("script calls for 600 requests (1,200 without batches)")
+                .isLessThan(200);
+        assertThat(String.valueOf(redis.command("HGET", "mgw:u:k:team-a", "ru"))).as("each request counted once").isEqualTo("600");
+        assertThat(String.valueOf(redis.command("HGET", "mgw:u:k:team-a", "tu"))).as("settled against the real usage")
+                .isEqualTo(Long.toString(usedTokens));
+        for (TestGateway gw : three) {
+            assertThat(gw.server().context().limiters().fallbacks()).isZero();
+        }
+    }
+
+    @Test
     void tokensPerMinute_sharedAndSettledAgainstRealUsage_acrossThreeGateways() throws Exception {
         List<TestGateway> three = three("    limits: {tokens_per_minute: 120}", PATIENT_MS, "local", 3, stoppedClock);
 
@@ -332,6 +360,8 @@ class SharedLimitsEndToEndTest {
 
         List<Long> millis = new ArrayList<>();
         List<Integer> statuses = new ArrayList<>();
+        // The batches those requests took have closed (redis.batch): the next request of each gateway asks Redis.
+        settledInRedis();
         redis.freeze(); // SIGSTOP: connections stay open, nothing is answered
         try {
             for (int i = 0; i < 9; i++) {

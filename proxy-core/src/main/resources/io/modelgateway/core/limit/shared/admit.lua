@@ -14,9 +14,14 @@
 -- tokens to reserve per minute (the estimate, at most the bucket). A limit of 0 is none. Then the key's spend
 -- (SpendBudgets' arithmetic): counted (0/1), the month now, the daily and monthly budgets and the cost estimate, in
 -- micro-dollars (a budget of 0 is none; the estimate is reserved in each budgeted period). It is checked first.
+-- Last, the batch wanted: how many requests' worth to take at once (1: this request alone). More than one is taken
+-- only when no concurrency and no spend is counted and every limit stays far from reached: each limit's part of the
+-- batch is at most 1/64 of it and leaves it at most half used (BATCH_SHARE, BATCH_FILL); else this request alone.
+-- The hold's value is the day, and ':' and the batch taken when that is more than one (settle.lua gives back what
+-- the batch did not use).
 -- Returns {admitted, day, requests limit, remaining, reset us, tokens limit, remaining, reset us,
 --          refusing scope, refusing limit (1 rpm, 2 tpm, 3 concurrent, 4 daily, 5 daily spend, 6 monthly spend),
---          wait ms, tokens used, requested}.
+--          wait ms, tokens used, requested, requests taken}; remaining and reset as left after the whole batch.
 local W = 60000000
 local DAY = 86400000
 local KEEP = 172800000
@@ -112,7 +117,7 @@ local function reportTokens(limit, remaining, reset)
 end
 
 local function refuse(scope, code, wait, used, requested)
-  return {0, today, rL, rRem, rReset, tL, tRem, tReset, scope, code, wait, used or 0, requested or 0}
+  return {0, today, rL, rRem, rReset, tL, tRem, tReset, scope, code, wait, used or 0, requested or 0, 0}
 end
 
 local sb = 6 + 5 * n
@@ -162,7 +167,7 @@ for i = 1, n do
       reportRequests(rpm, rpm - used, untilFull(used, at, rpm))
       return refuse(i, 1, math.max(1, math.ceil(untilRoom(used, at, 1, rpm) / 1000)))
     end
-    w.ru, w.ra = used + 1, at
+    w.ru, w.ra, w.rpm = used + 1, at, rpm
     reportRequests(rpm, rpm - used - 1, untilFull(used + 1, at, rpm))
   end
   if tpm > 0 then
@@ -171,7 +176,7 @@ for i = 1, n do
       reportTokens(tpm, tpm - used, untilFull(used, at, tpm))
       return refuse(i, 2, math.max(1, math.ceil(untilRoom(used, at, reserve, tpm) / 1000)), used, reserve)
     end
-    w.tu, w.ta = used + reserve, at
+    w.tu, w.ta, w.tpm, w.reserve = used + reserve, at, tpm, reserve
     reportTokens(tpm, tpm - used - reserve, untilFull(used + reserve, at, tpm))
   end
   if concurrent > 0 then
@@ -191,10 +196,65 @@ for i = 1, n do
     if used >= daily then
       return refuse(i, 4, (today + 1) * DAY - nowMs)
     end
-    w.du = used + estimate
+    w.du, w.daily = used + estimate, daily
   end
   w.x = s[7]
   writes[i] = w
+end
+
+-- The batch: the most requests' worth (up to the one wanted) that every limit can give while staying far from
+-- reached; fewer than two is this request alone.
+local take = 1
+local want = tonumber(ARGV[sb + 6]) or 1
+if want > 1 and not spendKey then
+  local BATCH_SHARE, BATCH_FILL = 64, 2
+  -- The most units of size each a limit gives, its level (after this request's one) at used.
+  local function most(limit, used, each)
+    if each <= 0 then
+      return want
+    end
+    local byShare = math.floor(limit / BATCH_SHARE / each)
+    local byFill = math.floor((math.floor(limit / BATCH_FILL) - used) / each) + 1
+    return math.min(byShare, byFill)
+  end
+  take = want
+  for i = 1, n do
+    local w = writes[i]
+    if w.lease then
+      take = 1
+      break
+    end
+    if w.ru then
+      take = math.min(take, most(w.rpm, w.ru, 1))
+    end
+    if w.tu then
+      take = math.min(take, most(w.tpm, w.tu, w.reserve))
+    end
+    if w.du then
+      take = math.min(take, most(w.daily, w.du, estimate))
+    end
+  end
+  if take < 2 then
+    take = 1
+  else
+    -- The whole batch is counted now; the headers report what it leaves.
+    local more = take - 1
+    rBest, tBest = math.huge, math.huge
+    for i = 1, n do
+      local w = writes[i]
+      if w.ru then
+        w.ru = w.ru + more
+        reportRequests(w.rpm, w.rpm - w.ru, untilFull(w.ru, w.ra, w.rpm))
+      end
+      if w.tu then
+        w.tu = w.tu + more * w.reserve
+        reportTokens(w.tpm, w.tpm - w.tu, untilFull(w.tu, w.ta, w.tpm))
+      end
+      if w.du then
+        w.du = w.du + more * estimate
+      end
+    end
+  end
 end
 
 local function put(h, field, value)
@@ -240,5 +300,9 @@ if spendKey then
   redis.call('HSET', spendKey, 'sd', today, 'su', spendDay, 'sm', month, 'mu', spendMonth)
   redis.call('PEXPIRE', spendKey, SPEND_KEEP)
 end
-redis.call('SET', KEYS[2 * n + 1], today, 'PX', holdTtl)
-return {1, today, rL, rRem, rReset, tL, tRem, tReset, 0, 0, 0, 0, 0}
+if take > 1 then
+  redis.call('SET', KEYS[2 * n + 1], today .. ':' .. take, 'PX', holdTtl)
+else
+  redis.call('SET', KEYS[2 * n + 1], today, 'PX', holdTtl)
+end
+return {1, today, rL, rRem, rReset, tL, tRem, tReset, 0, 0, 0, 0, 0, take}

@@ -10,7 +10,10 @@
 -- reserved on the day (0 where nothing is held); then the key's spend: counted (0/1), the admission's month, the
 -- micro-dollars reserved on the day and on the month, and the real cost (0 for a cancellation). The admission's day
 -- is the hold's value: a cancellation (sent when admit.lua's answer never came) could not know it. Spend is
--- corrected in the admission's own day and month only, as SpendBudgets does.
+-- corrected in the admission's own day and month only, as SpendBudgets does. Last: whether the admission asked for
+-- a batch (0/1; then the hold is read for the batch taken, k, which is 1 otherwise) and the requests of it that were
+-- used. The reservations per scope are per request: a batch held k of each, and gives back the requests it did not
+-- use (a cancellation, all k), the tokens reserved beyond the actual tokens of all its requests.
 -- Returns 1 when settled now, 0 when there was nothing to settle.
 local W = 60000000
 local KEEP = 172800000
@@ -19,15 +22,26 @@ local sb = 5 + 6 * n
 local hold = KEYS[2 * n + 1]
 -- The admission's day matters only to a daily budget or a spend; otherwise deleting the hold is the whole check
 -- (each redis.call costs Redis more than the arithmetic around it).
-local needsDay = ARGV[sb + 1] == '1'
+local batched = ARGV[sb + 6] == '1'
+local needsDay = ARGV[sb + 1] == '1' or batched
 for i = 1, n do
   if ARGV[5 + (i - 1) * 6 + 5] == '1' then
     needsDay = true
   end
 end
 local day
+local k = 1
 if needsDay then
-  day = tonumber(redis.call('GET', hold))
+  local held = redis.call('GET', hold)
+  if not held then
+    return 0
+  end
+  local d, taken = string.match(held, '^(%d+):(%d+)$')
+  if d then
+    day, k = tonumber(d), tonumber(taken)
+  else
+    day = tonumber(held)
+  end
   if not day then
     return 0
   end
@@ -48,6 +62,12 @@ end
 local id = ARGV[2]
 local actual = tonumber(ARGV[3])
 local refund = ARGV[4] == '1'
+local used = tonumber(ARGV[sb + 7]) or 1
+-- Requests given back: a cancellation's all, a batch's unused.
+local back = k - used
+if refund then
+  back = k
+end
 
 local function refilled(elapsed, cap)
   return math.floor(elapsed / W) * cap + math.floor((elapsed % W) * cap / W)
@@ -95,11 +115,11 @@ for i = 1, n do
   local rpm, tpm, reserved = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
   local slot, daily, dailyReserved = ARGV[b + 4] == '1', ARGV[b + 5] == '1', tonumber(ARGV[b + 6])
   local usage = KEYS[2 * i - 1]
-  if refund and rpm > 0 then
-    giveBack(usage, 'ru', 1)
+  if back > 0 and rpm > 0 then
+    giveBack(usage, 'ru', back)
   end
   if tpm > 0 then
-    local delta = actual - reserved
+    local delta = actual - reserved * k
     if delta < 0 then
       giveBack(usage, 'tu', -delta)
     elseif delta > 0 then
@@ -117,7 +137,7 @@ for i = 1, n do
     -- Only a hash that holds the day (so has its expiry) is changed.
     local s = redis.call('HMGET', usage, 'dd', 'du')
     if tonumber(s[1]) == day then
-      redis.call('HSET', usage, 'du', math.max(0, (tonumber(s[2]) or 0) + actual - dailyReserved))
+      redis.call('HSET', usage, 'du', math.max(0, (tonumber(s[2]) or 0) + actual - dailyReserved * k))
     end
   end
 end
