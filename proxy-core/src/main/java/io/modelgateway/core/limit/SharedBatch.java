@@ -6,9 +6,10 @@ import io.modelgateway.core.config.ModelConfig;
 /**
  * Requests' worth taken from the shared counts by one check and used by the next requests of the same key and model
  * on the same event loop without asking Redis (the {@code redis.batch} setting). admit.lua takes a batch only while
- * every limit of the request stays far from reached (its part at most 1/64 of the limit, the limit at most half used
- * after it), and only where no concurrency and no spend is counted; near a limit every request is checked alone, so
- * what is admitted never passes a limit and a refusal is decided by the shared counts as before.
+ * every limit of the request stays far from reached (its part at most 1/64 of the limit, and at least a quarter of
+ * the limit free after it), and only where no concurrency and no spend is counted; near a limit every request is
+ * checked alone, so what is admitted never passes a limit and a refusal is decided by the shared counts as before.
+ * Once three quarters of a batch are used, one request asks for the next while the others use the rest.
  *
  * <p>The batch was counted in Redis whole when it was taken: {@code taken} requests, and {@code taken} times the
  * first request's token estimate per minute and on the day. Each request it admits draws its own estimate from

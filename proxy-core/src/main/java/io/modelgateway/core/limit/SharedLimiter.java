@@ -77,6 +77,12 @@ import javax.net.ssl.SSLException;
  * counting twice, and a check that timed out is cancelled (a settlement that also gives back the request) without
  * knowing whether it ran. Concurrency slots are leases with a TTL ({@code lease_ttl_ms}), renewed by this replica
  * every third of it while their exchange runs: the slots of a replica that dies free themselves.
+ *
+ * <p><b>Batches.</b> Where no concurrency and no spend is counted, a check asks for a batch of up to
+ * {@code redis.batch} requests' worth; admit.lua grants it only while every limit stays far from reached
+ * ({@link SharedBatch}), and the loop's next requests of the same key on the same model are admitted from it at once.
+ * Requests that arrive while a batch is being asked for wait for its answer; a check that could take no batch makes
+ * the key on the model be checked alone for {@link #ALONE_MILLIS}.
  */
 public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SharedLimiter.class.getName());
@@ -455,7 +461,14 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             if (b == null) {
                 return null;
             }
-            if (b.fits(key, model, parts, estimate, nanoTime())) {
+            long now = nanoTime();
+            if (b.fits(key, model, parts, estimate, now)) {
+                if (b.used >= b.taken - b.taken / 4 && b.taken >= 8 && !asked.containsKey(k)
+                        && batchAllowed(k, now)) {
+                    // Three quarters used: this request asks for the next batch while the others use the rest of
+                    // this one, so that they do not all wait for Redis when it runs out.
+                    return null;
+                }
                 return b.take(estimate);
             }
             // Used up, too little left for this request, past its time, or taken under other limits: closed.

@@ -496,17 +496,17 @@ class SharedLimiterTest {
     }
 
     @Test
-    void batch_notPastHalfOfALimit_thereEveryRequestIsCheckedAlone() throws Exception {
+    void batch_whereItWouldLeaveLessThanAQuarterFree_everyRequestIsCheckedAlone() throws Exception {
         SharedLimiter a = replica(patient());
-        KeyConfig k = key("team-a", rpm(6400)); // a batch is at most 100 (1/64) and leaves it at most half used
+        KeyConfig k = key("team-a", rpm(6400)); // a batch is at most 100 (1/64) and leaves at least 1,600 free
         EventLoop loop = group.next();
-        redis.command("HSET", "mgw:u:k:team-a", "ru", "3199", "ra", Long.toString(clock.millis.get() * 1000));
+        redis.command("HSET", "mgw:u:k:team-a", "ru", "4799", "ra", Long.toString(clock.millis.get() * 1000));
         redis.command("CONFIG", "RESETSTAT");
         for (int i = 0; i < 5; i++) {
             assertThat(a.admit(k, chat, 1, loop).get(10, TimeUnit.SECONDS)).isInstanceOf(SharedAdmission.class);
         }
         assertThat(scriptCalls()).as("one check per request").isEqualTo(5);
-        assertThat(usage("k:team-a", "ru")).isEqualTo("3204");
+        assertThat(usage("k:team-a", "ru")).isEqualTo("4804");
     }
 
     @Test

@@ -16,7 +16,8 @@
 -- micro-dollars (a budget of 0 is none; the estimate is reserved in each budgeted period). It is checked first.
 -- Last, the batch wanted: how many requests' worth to take at once (1: this request alone). More than one is taken
 -- only when no concurrency and no spend is counted and every limit stays far from reached: each limit's part of the
--- batch is at most 1/64 of it and leaves it at most half used (BATCH_SHARE, BATCH_FILL); else this request alone.
+-- batch is at most 1/64 of it and leaves at least a quarter of it free (BATCH_SHARE, BATCH_FILL); else this request
+-- alone.
 -- The hold's value is the day, and ':' and the batch taken when that is more than one (settle.lua gives back what
 -- the batch did not use).
 -- Returns {admitted, day, requests limit, remaining, reset us, tokens limit, remaining, reset us,
@@ -207,14 +208,14 @@ end
 local take = 1
 local want = tonumber(ARGV[sb + 6]) or 1
 if want > 1 and not spendKey then
-  local BATCH_SHARE, BATCH_FILL = 64, 2
+  local BATCH_SHARE, BATCH_FILL = 64, 0.75
   -- The most units of size each a limit gives, its level (after this request's one) at used.
   local function most(limit, used, each)
     if each <= 0 then
       return want
     end
     local byShare = math.floor(limit / BATCH_SHARE / each)
-    local byFill = math.floor((math.floor(limit / BATCH_FILL) - used) / each) + 1
+    local byFill = math.floor((math.floor(limit * BATCH_FILL) - used) / each) + 1
     return math.min(byShare, byFill)
   end
   take = want
