@@ -27,6 +27,8 @@ final class SharedBatch {
     final int taken;
     /** Tokens of the batch's reservations: taken times the first estimate. */
     final long tokens;
+    /** Whether a scope limits tokens (per minute or per day); if none does, the tokens left do not matter. */
+    private final boolean countsTokens;
     final long closesAtNanos;
     /** The header families as Redis left them after the whole batch was counted. */
     private final long requestsLimit;
@@ -52,6 +54,11 @@ final class SharedBatch {
         this.taken = holder.taken;
         this.tokens = holder.estimate * taken;
         this.drawn = holder.estimate;
+        boolean counts = false;
+        for (int i = 0; i < holder.count; i++) {
+            counts |= holder.limits[i].tokensPerMinute() > 0 || holder.limits[i].dailyTokens() > 0;
+        }
+        this.countsTokens = counts;
         this.closesAtNanos = nowNanos + lifeNanos;
         this.requestsLimit = holder.requestsLimit;
         this.requestsLeft = holder.requestsRemaining;
@@ -66,8 +73,8 @@ final class SharedBatch {
     /** Whether this batch may still admit a request of {@code key} on {@code model} with {@code estimate} tokens. */
     boolean fits(KeyConfig key, ModelConfig model, ScriptParts parts, long estimate,
             long nowNanos) {
-        return !closed && used < taken && drawn + estimate <= tokens && nowNanos - closesAtNanos < 0
-                && holder.key == key && this.model == model && holder.parts == parts;
+        return !closed && used < taken && (!countsTokens || drawn + estimate <= tokens)
+                && nowNanos - closesAtNanos < 0 && holder.key == key && this.model == model && holder.parts == parts;
     }
 
     /** Admits one more request (after {@link #fits}). */

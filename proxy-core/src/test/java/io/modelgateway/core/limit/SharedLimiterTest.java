@@ -481,6 +481,20 @@ class SharedLimiterTest {
     }
 
     @Test
+    void batch_ofAKeyThatLimitsRequestsOnly_admitsRequestsOfAnyEstimate() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig k = key("team-a", rpm(1_000_000));
+        EventLoop loop = group.next();
+        redis.command("CONFIG", "RESETSTAT");
+        for (int i = 0; i < 40; i++) {
+            Admission one = a.admit(k, chat, i % 2 == 0 ? 10 : 50_000, loop).get(10, TimeUnit.SECONDS);
+            assertThat(one.admitted()).isTrue();
+            one.settle(20);
+        }
+        assertThat(scriptCalls()).as("one check for the 40, no token count to run out").isEqualTo(1);
+    }
+
+    @Test
     void batch_headers_countDownAsIfEachRequestWereChecked() throws Exception {
         SharedLimiter a = replica(patient());
         KeyConfig k = key("team-a", new LimitsConfig(1_000_000, 10_000_000, 0, 0), Map.of(), true);
