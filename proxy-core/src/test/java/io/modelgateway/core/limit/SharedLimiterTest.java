@@ -525,20 +525,28 @@ class SharedLimiterTest {
 
     @Test
     void batch_checkTimedOut_isCancelledWhole() throws Exception {
-        SharedLimiter a = replica(config(redis.port(), 100, Fallback.LOCAL, 2, 1000));
-        KeyConfig k = key("team-a", new LimitsConfig(1_000_000, 10_000_000, 0, 100_000_000));
-
-        redis.freeze();
-        Admission timedOut = admit(a, k, 100);
-        redis.thaw();
-        Eventually.until(UP_WITHIN, a::up);
-        // Redis ran the check late (taking a batch of 64), then its cancellation: nothing is left of either.
-        Eventually.until(UP_WITHIN, () -> exists("mgw:u:k:team-a") && noHolds());
+        // Redis runs the check late (taking a batch of 64), then its cancellation: nothing is left of either.
+        Admission timedOut = timedOutThenCancelled(new LimitsConfig(1_000_000, 10_000_000, 0, 100_000_000));
 
         assertThat(timedOut).isNotInstanceOf(SharedAdmission.class);
         assertThat(usage("k:team-a", "ru")).isEqualTo("0");
         assertThat(usage("k:team-a", "tu")).isEqualTo("0");
         assertThat(usage("k:team-a", "du")).isEqualTo("0");
+    }
+
+    /**
+     * An admission of team-a with {@code limits} whose check meets a frozen Redis (a timeout of 100 ms), once Redis
+     * has thawed, run the check late and its cancellation, and holds nothing.
+     */
+    private Admission timedOutThenCancelled(LimitsConfig limits) throws Exception {
+        SharedLimiter a = replica(config(redis.port(), 100, Fallback.LOCAL, 2, 1000));
+        KeyConfig k = key("team-a", limits);
+        redis.freeze();
+        Admission timedOut = admit(a, k, 100);
+        redis.thaw();
+        Eventually.until(UP_WITHIN, a::up);
+        Eventually.until(UP_WITHIN, () -> exists("mgw:u:k:team-a") && noHolds());
+        return timedOut;
     }
 
     /** EVALSHA and EVAL calls Redis ran since its last CONFIG RESETSTAT. */
@@ -555,16 +563,8 @@ class SharedLimiterTest {
 
     @Test
     void timedOutCheck_isCancelledInRedis_soTheSharedCountsStayExact() throws Exception {
-        RedisConfig c = config(redis.port(), 100, Fallback.LOCAL, 2, 1000);
-        SharedLimiter a = replica(c);
-        KeyConfig k = key("team-a", new LimitsConfig(10, 1000, 2, 1_000_000));
-
-        redis.freeze();
-        Admission timedOut = admit(a, k, 100);
-        redis.thaw();
-        Eventually.until(UP_WITHIN, a::up);
-        // After the pause Redis ran the check (admitting it), then its cancellation: nothing is left of it.
-        Eventually.until(UP_WITHIN, () -> exists("mgw:u:k:team-a") && noHolds());
+        // After the pause Redis runs the check (admitting it), then its cancellation: nothing is left of it.
+        Admission timedOut = timedOutThenCancelled(new LimitsConfig(10, 1000, 2, 1_000_000));
 
         assertThat(timedOut).isNotInstanceOf(SharedAdmission.class);
         assertThat(usage("k:team-a", "tu")).isEqualTo("0");
