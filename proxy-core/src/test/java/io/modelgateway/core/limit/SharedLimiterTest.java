@@ -495,6 +495,50 @@ class SharedLimiterTest {
     }
 
     @Test
+    void batch_takenUnderOtherLimits_isNotUsed_andGoesBackWhenItsRequestsEnd() throws Exception {
+        SharedLimiter a = replica(patient());
+        EventLoop loop = group.next();
+        KeyConfig before = key("team-a", rpm(1_000_000));
+        Admission first = a.admit(before, chat, 10, loop).get(10, TimeUnit.SECONDS);
+        redis.command("CONFIG", "RESETSTAT");
+
+        KeyConfig reloaded = key("team-a", rpm(2_000_000)); // a reload: the same key, other limits
+        Admission next = a.admit(reloaded, chat, 10, loop).get(10, TimeUnit.SECONDS);
+        assertThat(next).as("checked in Redis under the new limits").isInstanceOf(SharedAdmission.class);
+        assertThat(scriptCalls()).isEqualTo(1);
+
+        // Two batches of 64 counted; the old one's only request ends and its 63 unused requests go back.
+        assertThat(usage("k:team-a", "ru")).isEqualTo("128");
+        first.settle(10);
+        Eventually.until(UP_WITHIN, () -> "65".equals(usageQuietly("k:team-a", "ru")));
+        assertThat(exists(((SharedAdmission) first).holdKey())).isFalse();
+    }
+
+    @Test
+    void batch_requestsArrivingWhileItIsAskedFor_waitForIt_oneCheckForAll() throws Exception {
+        SharedLimiter a = replica(patient());
+        KeyConfig k = key("team-a", rpm(1_000_000));
+        EventLoop loop = group.next();
+        redis.command("CONFIG", "RESETSTAT");
+        // Twenty requests in one turn of the loop: the first asks for a batch, the others wait for its answer.
+        List<Future<Admission>> twenty = loop.submit(() -> {
+            List<Future<Admission>> l = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                l.add(a.admit(k, chat, 10, loop));
+            }
+            return l;
+        }).get(10, TimeUnit.SECONDS);
+        int batched = 0;
+        for (Future<Admission> f : twenty) {
+            Admission one = f.get(10, TimeUnit.SECONDS);
+            assertThat(one.admitted()).isTrue();
+            batched += one instanceof SharedBatch.Batched ? 1 : 0;
+        }
+        assertThat(batched).isEqualTo(19);
+        assertThat(scriptCalls()).isEqualTo(1);
+    }
+
+    @Test
     void batch_headers_countDownAsIfEachRequestWereChecked() throws Exception {
         SharedLimiter a = replica(patient());
         KeyConfig k = key("team-a", new LimitsConfig(1_000_000, 10_000_000, 0, 0), Map.of(), true);
@@ -1019,6 +1063,14 @@ class SharedLimiterTest {
             return Long.valueOf(1).equals(redis.command("EXISTS", key));
         } catch (Exception e) {
             return false;
+        }
+    }
+
+    private static String usageQuietly(String scope, String field) {
+        try {
+            return usage(scope, field);
+        } catch (Exception e) {
+            return null;
         }
     }
 
