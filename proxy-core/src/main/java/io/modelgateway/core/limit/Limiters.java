@@ -65,6 +65,7 @@ public final class Limiters implements AutoCloseable {
     private long retiredConnectionErrors;
     private long retiredRedisErrors;
     private long retiredFallbacks;
+    private long retiredBatched;
 
     /** Local limits only (a {@code redis} block cannot be taken: there are no event loops to connect from). */
     public Limiters(RateLimiter local) {
@@ -169,6 +170,7 @@ public final class Limiters implements AutoCloseable {
         retiredConnectionErrors += l.connectionErrors();
         retiredRedisErrors += l.redisErrors();
         retiredFallbacks += l.fallbacks();
+        retiredBatched += l.batched();
     }
 
     /**
@@ -200,6 +202,11 @@ public final class Limiters implements AutoCloseable {
 
     public synchronized long fallbacks() {
         return retiredFallbacks + sum(SharedLimiter::fallbacks);
+    }
+
+    /** Checks answered at once from a batch ({@code gateway_shared_state_batched_total}). */
+    public synchronized long batched() {
+        return retiredBatched + sum(SharedLimiter::batched);
     }
 
     private long sum(java.util.function.ToLongFunction<SharedLimiter> count) {

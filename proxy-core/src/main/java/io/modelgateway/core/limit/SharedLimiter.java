@@ -147,6 +147,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     private final LongAdder connectionErrors = new LongAdder();
     private final LongAdder redisErrors = new LongAdder();
     private final LongAdder fallbacks = new LongAdder();
+    private final LongAdder batched = new LongAdder();
 
     /** Hears each admission's Redis round trip in nanoseconds (the metrics); set once, read on the loops. */
     private volatile LongConsumer checkTimer = nanos -> { };
@@ -469,6 +470,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
                     // this one, so that they do not all wait for Redis when it runs out.
                     return null;
                 }
+                batched.increment();
                 return b.take(estimate);
             }
             // Used up, too little left for this request, past its time, or taken under other limits: closed.
@@ -796,6 +798,11 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
     /** Checks the fallback decided. */
     public long fallbacks() {
         return fallbacks.sum();
+    }
+
+    /** Checks answered at once from a batch this replica took. */
+    public long batched() {
+        return batched.sum();
     }
 
     /** {@code nanos} hears the Redis round trip of every admission Redis answers, on the loop that asked. */

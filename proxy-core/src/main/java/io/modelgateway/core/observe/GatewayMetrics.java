@@ -52,6 +52,7 @@ import java.util.function.LongSupplier;
  *   gateway_shared_state_up                                     gauge, when {@link #sharedState} is set
  *   gateway_shared_state_errors_total{reason}                   counter, reason timeout|connection|redis_error
  *   gateway_shared_state_fallbacks_total                        counter, limit checks the fallback decided
+ *   gateway_shared_state_batched_total                          counter, limit checks a batch answered at once
  *   gateway_shared_state_check_seconds                          histogram, a limit check's Redis round trip
  *   gateway_event_loop_allocated_bytes_total                    counter, see {@link EventLoopAllocation}
  * </pre>
@@ -256,13 +257,14 @@ public final class GatewayMetrics implements ExchangeObserver {
      * Adds the metrics of the limits shared through Redis, read at scrape time from the suppliers (which must be
      * safe to call from any thread): {@code gateway_shared_state_up} (1 while limit checks go to Redis, 0 while the
      * fallback decides them), {@code gateway_shared_state_errors_total{reason}} (calls that got no reply within
-     * the timeout, connections that failed or were lost, errors Redis answered) and
-     * {@code gateway_shared_state_fallbacks_total}; and {@code gateway_shared_state_check_seconds}, the time from a
-     * limit check's call to Redis to its answer, fed by the returned recorder (nanoseconds; any thread). Call once,
-     * when the config first has a redis block.
+     * the timeout, connections that failed or were lost, errors Redis answered),
+     * {@code gateway_shared_state_fallbacks_total} and {@code gateway_shared_state_batched_total} (checks answered
+     * at once from a batch the replica took: the README's Batches); and {@code gateway_shared_state_check_seconds},
+     * the time from a limit check's call to Redis to its answer, fed by the returned recorder (nanoseconds; any
+     * thread). Call once, when the config first has a redis block.
      */
     public LongConsumer sharedState(BooleanSupplier up, LongSupplier timeouts, LongSupplier connectionErrors,
-            LongSupplier redisErrors, LongSupplier fallbacks) {
+            LongSupplier redisErrors, LongSupplier fallbacks, LongSupplier batched) {
         GaugeWithCallback.builder()
                 .name("gateway_shared_state_up")
                 .help("1 while rate-limit checks use the state shared through Redis, 0 while the fallback decides.")
@@ -283,6 +285,11 @@ public final class GatewayMetrics implements ExchangeObserver {
                 .name("gateway_shared_state_fallbacks_total")
                 .help("Rate-limit checks decided by the fallback because the shared state could not answer.")
                 .callback(cb -> cb.call(fallbacks.getAsLong()))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("gateway_shared_state_batched_total")
+                .help("Rate-limit checks answered at once from a batch this replica took from the shared counts.")
+                .callback(cb -> cb.call(batched.getAsLong()))
                 .register(registry);
         Histogram checks = Histogram.builder()
                 .name("gateway_shared_state_check_seconds")

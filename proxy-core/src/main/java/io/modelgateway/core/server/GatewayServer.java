@@ -120,7 +120,7 @@ public final class GatewayServer implements AutoCloseable {
         // The shared-state metrics appear with the first redis block (at start or by a reload), never without one.
         Limiters limiters = new Limiters(new RateLimiter(), group, sharedLimits,
                 l -> l.timeChecks(metrics.sharedState(l::up, l::timeouts, l::connectionErrors, l::redisErrors,
-                        l::fallbacks)));
+                        l::fallbacks, l::batched)));
         // telemetry is read once, like access_log: a reload keeps the tracer it started with.
         OtelTracing tracing = null;
         GatewayContext context;

@@ -359,7 +359,8 @@ class SharedLimiterTest {
         SharedLimiter a = replica(c);
         SharedLimiter b = replica(c);
         GatewayMetrics metrics = new GatewayMetrics();
-        a.timeChecks(metrics.sharedState(a::up, a::timeouts, a::connectionErrors, a::redisErrors, a::fallbacks));
+        a.timeChecks(metrics.sharedState(a::up, a::timeouts, a::connectionErrors, a::redisErrors, a::fallbacks,
+                a::batched));
         KeyConfig k = key("team-a", rpm(20));
         for (int i = 0; i < 5; i++) {
             assertThat(admit(a, k, 1).admitted()).isTrue();

@@ -138,9 +138,13 @@ class SharedLimitsEndToEndTest {
         assertThat(String.valueOf(redis.command("HGET", "mgw:u:k:team-a", "ru"))).as("each request counted once").isEqualTo("600");
         assertThat(String.valueOf(redis.command("HGET", "mgw:u:k:team-a", "tu"))).as("settled against the real usage")
                 .isEqualTo(Long.toString(usedTokens));
+        long batched = 0;
         for (TestGateway gw : three) {
             assertThat(gw.server().context().limiters().fallbacks()).isZero();
+            batched += gw.server().context().limiters().batched();
         }
+        assertThat(batched).as("answered from batches").isGreaterThan(400);
+        assertThat(three.get(0).get("/metrics").body()).containsPattern("gateway_shared_state_batched_total [1-9]");
     }
 
     @Test

@@ -24,7 +24,7 @@ class GatewayMetricsTest {
     void sharedState_readsTheSuppliersAtScrape() {
         AtomicLong timeouts = new AtomicLong();
         boolean[] up = {true};
-        metrics.sharedState(() -> up[0], timeouts::get, () -> 2, () -> 0, () -> 7);
+        metrics.sharedState(() -> up[0], timeouts::get, () -> 2, () -> 0, () -> 7, () -> 11);
 
         String before = metrics.scrapeText();
         up[0] = false;
@@ -35,14 +35,15 @@ class GatewayMetricsTest {
                 .contains("gateway_shared_state_errors_total{reason=\"timeout\"} 0.0")
                 .contains("gateway_shared_state_errors_total{reason=\"connection\"} 2.0")
                 .contains("gateway_shared_state_errors_total{reason=\"redis_error\"} 0.0")
-                .contains("gateway_shared_state_fallbacks_total 7.0");
+                .contains("gateway_shared_state_fallbacks_total 7.0")
+                .contains("gateway_shared_state_batched_total 11.0");
         assertThat(after).contains("gateway_shared_state_up 0.0")
                 .contains("gateway_shared_state_errors_total{reason=\"timeout\"} 3.0");
     }
 
     @Test
     void sharedState_checkTimer_feedsTheCheckHistogram() {
-        java.util.function.LongConsumer timer = metrics.sharedState(() -> true, () -> 0, () -> 0, () -> 0, () -> 0);
+        java.util.function.LongConsumer timer = metrics.sharedState(() -> true, () -> 0, () -> 0, () -> 0, () -> 0, () -> 0);
 
         timer.accept(30_000); // 30 µs
         timer.accept(70_000);
