@@ -529,7 +529,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
             }
         }
 
-        /** Admits from the new batch, or checks anew, the requests that waited for a batch for {@code k}. On the loop. */
+        /** The requests that waited for a batch for {@code k}: admitted from it, or checked anew. On the loop. */
         void releaseWaiters(BatchKey k) {
             ArrayDeque<Waiter> waiting = asked.remove(k);
             if (waiting == null) {

@@ -135,7 +135,8 @@ class SharedLimitsEndToEndTest {
         assertThat(m.find()).isTrue();
         assertThat(Long.parseLong(m.group(1))).as("script calls for 600 requests (1,200 without batches)")
                 .isLessThan(200);
-        assertThat(String.valueOf(redis.command("HGET", "mgw:u:k:team-a", "ru"))).as("each request counted once").isEqualTo("600");
+        assertThat(String.valueOf(redis.command("HGET", "mgw:u:k:team-a", "ru"))).as("each request counted once")
+                .isEqualTo("600");
         assertThat(String.valueOf(redis.command("HGET", "mgw:u:k:team-a", "tu"))).as("settled against the real usage")
                 .isEqualTo(Long.toString(usedTokens));
         long batched = 0;

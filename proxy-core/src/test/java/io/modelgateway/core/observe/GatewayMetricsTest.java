@@ -43,7 +43,8 @@ class GatewayMetricsTest {
 
     @Test
     void sharedState_checkTimer_feedsTheCheckHistogram() {
-        java.util.function.LongConsumer timer = metrics.sharedState(() -> true, () -> 0, () -> 0, () -> 0, () -> 0, () -> 0);
+        java.util.function.LongConsumer timer = metrics.sharedState(() -> true, () -> 0, () -> 0, () -> 0, () -> 0,
+                () -> 0);
 
         timer.accept(30_000); // 30 µs
         timer.accept(70_000);
