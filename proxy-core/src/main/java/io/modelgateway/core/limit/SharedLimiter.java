@@ -397,7 +397,7 @@ public final class SharedLimiter implements SharedAdmissions, AutoCloseable {
         if (a.holdsSlots) {
             leases.remove(a);
         }
-        long actual = Math.min(MAX_TOKENS, Math.max(0, actualTokens));
+        long actual = clamp(actualTokens);
         SettleCall call = new SettleCall(a, actual, false, 1);
         if (a.loop.inEventLoop()) {
             deliver(call);
