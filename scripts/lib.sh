@@ -127,6 +127,8 @@ ensure_test_tools() {
   command -v prometheus >/dev/null 2>&1 || recommends+=(prometheus)
   # h2load: a bounded multiplexed HTTP/2 load against the gateway (Http2EndToEndTest); curl must speak HTTP/2.
   command -v h2load >/dev/null 2>&1 || missing+=(nghttp2-client)
+  # wrk: the bench's closed-loop client, which WrkRunTest runs for real
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
   curl --version 2>/dev/null | grep -q 'HTTP2' || missing+=(curl)
   [ ${#missing[@]} -eq 0 ] && [ ${#recommends[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ]; then

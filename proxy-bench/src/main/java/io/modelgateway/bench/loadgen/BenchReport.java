@@ -140,7 +140,9 @@ public final class BenchReport {
                 out.append(String.format(Locale.ROOT, "| %s | %.0f (%.0f–%.0f) | %.3f | %.3f |", r.target(), r.rps(),
                         r.rpsMin(), r.rpsMax(), r.p50Ms(), r.p99Ms()));
                 if (streams) {
-                    out.append(String.format(Locale.ROOT, " %.3f | %.0f |", r.ttftP50Ms(), r.eventsPerSecond()));
+                    // wrk's rows (--client wrk) read answers whole: no first token to time
+                    out.append(r.ttftP50Ms() > 0 ? String.format(Locale.ROOT, " %.3f |", r.ttftP50Ms()) : " – |")
+                            .append(String.format(Locale.ROOT, " %.0f |", r.eventsPerSecond()));
                 }
                 out.append(r.cpuUsPerRequest() < 0 ? " – |" : String.format(Locale.ROOT, " %.1f |",
                         r.cpuUsPerRequest()));

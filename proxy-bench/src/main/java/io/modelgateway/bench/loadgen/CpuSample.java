@@ -17,6 +17,7 @@ import java.util.List;
 record CpuSample(long othersNanos, long ownNanos) {
     /** Clock ticks per second of /proc's utime and stime; 100 on every Linux a JVM runs on. */
     private static final long TICKS_PER_SECOND = 100;
+    static final long NANOS_PER_TICK = 1_000_000_000L / TICKS_PER_SECOND;
 
     static CpuSample take(List<Long> pids) {
         long others = pids.isEmpty() ? -1 : 0;
@@ -26,7 +27,7 @@ record CpuSample(long othersNanos, long ownNanos) {
                 others = -1;
                 break;
             }
-            others += ticks * (1_000_000_000L / TICKS_PER_SECOND);
+            others += ticks * NANOS_PER_TICK;
         }
         return new CpuSample(others, ownCpuNanos());
     }

@@ -26,7 +26,15 @@ public final class LoadGenerator {
             System.exit(2);
             return;
         }
-        LoadResult result = LoadRun.execute(options, options.quiet() ? null : System.err);
+        LoadResult result;
+        try {
+            result = options.wrk() ? WrkRun.execute(options, options.quiet() ? null : System.err)
+                    : LoadRun.execute(options, options.quiet() ? null : System.err);
+        } catch (IllegalStateException e) {
+            System.err.println("loadgen: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         result.printTable(System.out);
         if (options.json() != null) {
             result.writeJson(options.json());

@@ -39,13 +39,14 @@ record LoadOptions(
         String label,
         Path html,
         URI allocMetrics,
-        boolean busyPoll) {
+        boolean busyPoll,
+        boolean wrk) {
 
     static final String USAGE = """
             usage: loadgen --url URL [--method POST] (--body FILE | --body-json JSON) [--header 'name: value']...
                            [--connections N] [--duration S] [--warmup S] [--rate R] [--timeout-ms MS]
                            [--threads N] [--json OUT.json] [--hgrm PREFIX] [--html OUT.html] [--cpu-pid PID]...
-                           [--label TEXT] [--alloc-metrics URL] [--busy-poll] [--quiet]
+                           [--label TEXT] [--alloc-metrics URL] [--busy-poll] [--wrk] [--quiet]
               --url          http://HOST:PORT/path on a loopback address (127.0.0.0/8, ::1, localhost)
               --connections  keep-alive connections (default 16)
               --duration     measured seconds (default 10); --warmup seconds before it (default 2)
@@ -68,7 +69,12 @@ record LoadOptions(
                              whole core, and a server on the same machine no longer pays, in its own
                              system calls, for waking this process at every write it sends it (on loopback
                              the sender's core runs the wake-up); for runs that give this process cores of
-                             its own""";
+                             its own
+              --wrk          a closed loop made by wrk (Debian's wrk) instead of this program's client, which
+                             costs about twice wrk's CPU per request: first one second on one connection
+                             through this client checks the answers and counts a stream's events, then wrk
+                             runs the warmup and the measured window (CPU and allocation read around it);
+                             latency from 1,000 of wrk's quantiles, no time to first token""";
 
     /** Parses and validates; {@link IllegalArgumentException} carries a message for the user. */
     static LoadOptions parse(String[] args) {
@@ -90,6 +96,7 @@ record LoadOptions(
         Path html = null;
         URI allocMetrics = null;
         boolean busyPoll = false;
+        boolean wrk = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--quiet") || arg.equals("-q")) {
@@ -98,6 +105,10 @@ record LoadOptions(
             }
             if (arg.equals("--busy-poll")) {
                 busyPoll = true;
+                continue;
+            }
+            if (arg.equals("--wrk")) {
+                wrk = true;
                 continue;
             }
             if (arg.equals("--help") || arg.equals("-h")) {
@@ -160,13 +171,16 @@ record LoadOptions(
         if (method == null) {
             method = body == null ? "GET" : "POST";
         }
+        if (wrk && rate > 0) {
+            throw new IllegalArgumentException("--wrk makes a closed loop only: drop --rate or --wrk");
+        }
         if (threads > connections) {
             threads = connections;
         }
         int port = uri.getPort() < 0 ? 80 : uri.getPort();
         return new LoadOptions(uri, address, port, method, body == null ? new byte[0] : body, List.copyOf(headers),
                 connections, threads, duration, warmup, rate, timeoutMs, json, hgrm, quiet, List.copyOf(cpuPids),
-                label, html, allocMetrics, busyPoll);
+                label, html, allocMetrics, busyPoll, wrk);
     }
 
     boolean openLoop() {

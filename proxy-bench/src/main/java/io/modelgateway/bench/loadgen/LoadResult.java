@@ -151,7 +151,8 @@ final class LoadResult {
                             allocBytesPerEvent()) : "");
         }
         if (cpu.ownNanos() >= 0) {
-            out.printf(Locale.ROOT, "  loadgen    %.0f%% of one core%n", 100.0 * cpu.ownNanos() / windowNanos);
+            out.printf(Locale.ROOT, "  %-10s %.0f%% of one core%n", "wrk".equals(transport) ? "wrk" : "loadgen",
+                    100.0 * cpu.ownNanos() / windowNanos);
         }
         out.printf(Locale.ROOT, "  %-8s %9s %9s %9s %9s %9s %9s %9s%n", "ms", "p50", "p90", "p99", "p99.9",
                 "p99.99", "max", "mean");
