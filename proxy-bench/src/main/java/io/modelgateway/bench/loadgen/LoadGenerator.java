@@ -30,7 +30,7 @@ public final class LoadGenerator {
         try {
             result = options.wrk() ? WrkRun.execute(options, options.quiet() ? null : System.err)
                     : LoadRun.execute(options, options.quiet() ? null : System.err);
-        } catch (IllegalStateException e) {
+        } catch (IllegalStateException | IOException e) { // --wrk: a failed probe, no wrk, wrk's own failure
             System.err.println("loadgen: " + e.getMessage());
             System.exit(1);
             return;

@@ -16,7 +16,7 @@ import java.util.Locale;
  * instead of this program's Netty client, and its result written in the same form (table, JSON) with the same CPU and
  * allocation windows. Why: on a machine that gives the load generator and the benchmark's upstream one core between
  * them, the upstream reached directly must still run at twice a proxy's rate for the proxy's row to count; this
- * client spends about 20 µs of CPU per request and wrk about 12, which is the difference between the direct row
+ * client spends about 20 µs of CPU per request and wrk about 10, which is the difference between the direct row
  * falling short of that ceiling and clearing it.
  *
  * <p>What wrk does not see, a short run of this program's own client sees first: one connection for one second
@@ -122,7 +122,10 @@ final class WrkRun {
         return s.toString();
     }
 
-    /** A Lua string literal of {@code v}: quotes and backslashes escaped, other bytes below 32 or above 126 as {@code \ddd}. */
+    /**
+     * A Lua string literal of {@code v}: quotes and backslashes escaped, other bytes below 32 or above 126 written as
+     * {@code \ddd}.
+     */
     static String lua(String v) {
         StringBuilder b = new StringBuilder("\"");
         for (byte c : v.getBytes(StandardCharsets.UTF_8)) {

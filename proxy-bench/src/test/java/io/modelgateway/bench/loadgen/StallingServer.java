@@ -22,11 +22,13 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.IntToLongFunction;
 
 /**
- * A tiny HTTP/1.1 server for the load generator's tests: answers {@code 200 {"ok":true}} after a delay
- * chosen per request (by its 0-based arrival number); a negative delay never answers.
+ * A tiny HTTP/1.1 server for the load generator's tests: answers {@code {"ok":true}} (status 200, or the one given)
+ * after a delay chosen per request (by its 0-based arrival number); a negative delay never answers. An observer,
+ * when given, sees each request first (on the server's event loop).
  */
 final class StallingServer implements AutoCloseable {
     private final EventLoopGroup group;
@@ -34,6 +36,11 @@ final class StallingServer implements AutoCloseable {
     final AtomicInteger requests = new AtomicInteger();
 
     StallingServer(IntToLongFunction delayMillis) throws InterruptedException {
+        this(delayMillis, HttpResponseStatus.OK, req -> { });
+    }
+
+    StallingServer(IntToLongFunction delayMillis, HttpResponseStatus status, Consumer<FullHttpRequest> observer)
+            throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<>() {
@@ -43,11 +50,12 @@ final class StallingServer implements AutoCloseable {
                                 new SimpleChannelInboundHandler<FullHttpRequest>() {
                                     @Override
                                     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+                                        observer.accept(req);
                                         long delay = delayMillis.applyAsLong(requests.getAndIncrement());
                                         if (delay == 0) {
-                                            ctx.writeAndFlush(answer());
+                                            ctx.writeAndFlush(answer(status));
                                         } else if (delay > 0) {
-                                            ctx.executor().schedule(() -> ctx.writeAndFlush(answer()), delay,
+                                            ctx.executor().schedule(() -> ctx.writeAndFlush(answer(status)), delay,
                                                     TimeUnit.MILLISECONDS);
                                         }
                                     }
@@ -61,9 +69,9 @@ final class StallingServer implements AutoCloseable {
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
-    private static FullHttpResponse answer() {
+    private static FullHttpResponse answer(HttpResponseStatus status) {
         byte[] body = "{\"ok\":true}".getBytes(StandardCharsets.US_ASCII);
-        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body));
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json").setInt(HttpHeaderNames.CONTENT_LENGTH,
                 body.length);

@@ -5,32 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.modelgateway.core.config.SimulatorSettings;
 import io.modelgateway.core.simulator.SimulatorServer;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpVersion;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -40,9 +24,9 @@ import org.junit.jupiter.api.Test;
  * upstream stopping the run before wrk starts.
  */
 class WrkRunTest {
-    /** A body with a quote, a backslash, a newline and two bytes past ASCII: the script reads it from a file. */
-    private static final String BODY = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"a \\\"q\\\" \\\\ "
-            + "\\n caf\u00e9\"}]}";
+    /** A body with escaped quotes and backslashes, a newline and two bytes past ASCII: wrk reads it from a file. */
+    private static final String BODY = "{\n\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"a \\\"q\\\" \\\\ \\n caf\u00e9\"}]}";
 
     @Test
     void wrkSendsTheRequestAsGiven_andItsCountsAreTheServers() throws Exception {
@@ -146,68 +130,44 @@ class WrkRunTest {
 
     /**
      * A server that answers every request with one status and remembers the distinct methods, bodies and header
-     * values it was sent (by header name, lower case), and how many requests came in the first second (the probe's).
+     * values it was sent (by header name, lower case), apart from the probe's (this program's client names itself).
      */
     private static final class Recorder implements AutoCloseable {
-        final AtomicInteger requests = new AtomicInteger();
         final Map<String, Boolean> methods = new ConcurrentHashMap<>();
         final Map<String, Boolean> bodies = new ConcurrentHashMap<>();
         final Map<String, Map<String, Boolean>> headers = new ConcurrentHashMap<>();
-        private final AtomicInteger userAgentLoadgen = new AtomicInteger();
-        private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        private final Channel server;
+        private final AtomicInteger probe = new AtomicInteger();
+        private final StallingServer server;
+        /** Every request, the probe's included. */
+        final AtomicInteger requests;
 
         Recorder(HttpResponseStatus status) throws InterruptedException {
-            server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                    .childHandler(new ChannelInitializer<>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 20),
-                                    new SimpleChannelInboundHandler<FullHttpRequest>() {
-                                        @Override
-                                        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
-                                            record(req);
-                                            ctx.writeAndFlush(answer(status));
-                                        }
-                                    });
-                        }
-                    })
-                    .bind("127.0.0.1", 0).sync().channel();
+            server = new StallingServer(n -> 0, status, this::record);
+            requests = server.requests;
         }
 
         private void record(FullHttpRequest req) {
-            requests.incrementAndGet();
             if ("modelgateway-loadgen".equals(req.headers().get(HttpHeaderNames.USER_AGENT))) {
-                userAgentLoadgen.incrementAndGet(); // the probe: this program's client names itself
+                probe.incrementAndGet();
                 return;
             }
             methods.put(req.method().name(), true);
             bodies.put(new String(ByteBufUtil.getBytes(req.content()), StandardCharsets.UTF_8), true);
-            req.headers().forEach(h -> headers.computeIfAbsent(h.getKey().toLowerCase(java.util.Locale.ROOT),
+            req.headers().forEach(h -> headers.computeIfAbsent(h.getKey().toLowerCase(Locale.ROOT),
                     k -> new ConcurrentHashMap<>()).put(h.getValue(), true));
         }
 
         int probeRequests() {
-            return userAgentLoadgen.get();
+            return probe.get();
         }
 
         int port() {
-            return ((InetSocketAddress) server.localAddress()).getPort();
-        }
-
-        private static FullHttpResponse answer(HttpResponseStatus status) {
-            byte[] body = "{\"ok\":true}".getBytes(StandardCharsets.US_ASCII);
-            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                    Unpooled.wrappedBuffer(body));
-            r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json")
-                    .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-            return r;
+            return server.port();
         }
 
         @Override
         public void close() {
-            server.close().syncUninterruptibly();
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            server.close();
         }
     }
 }
