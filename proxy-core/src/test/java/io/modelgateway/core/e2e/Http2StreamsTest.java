@@ -29,6 +29,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
@@ -223,6 +224,7 @@ class Http2StreamsTest {
             // At the head of its pipeline: the bytes written since the last flush, and at each flush how many
             // streams' HEADERS and DATA frames it carried.
             List<Integer> streamsPerFlush = new CopyOnWriteArrayList<>();
+            Set<Integer> streamsSeen = ConcurrentHashMap.newKeySet();
             connection.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
                 final ByteArrayOutputStream pending = new ByteArrayOutputStream();
 
@@ -251,6 +253,7 @@ class Http2StreamsTest {
                     }
                     if (!streams.isEmpty()) {
                         streamsPerFlush.add(streams.size());
+                        streamsSeen.addAll(streams);
                     }
                     ctx.flush();
                 }
@@ -278,8 +281,10 @@ class Http2StreamsTest {
             }
             // Flushed by each stream on its own, every flush would carry one stream's frames.
             assertThat(streamsPerFlush).as("streams per flush").anyMatch(n -> n > 1);
-            assertThat(streamsPerFlush.stream().mapToInt(Integer::intValue).sum())
-                    .as("frames of all streams flushed").isGreaterThanOrEqualTo(streams.length * 20);
+            // Every stream's frames went through the flushes watched. (Not a count of flushes per stream: under load
+            // two events of one stream may fall due in one turn and leave in one flush, which is the point.)
+            assertThat(streamsSeen).as("streams whose frames were flushed").containsAll(
+                    Arrays.stream(streams).boxed().toList());
         }
     }
 
