@@ -38,10 +38,8 @@ final class WrkRun {
     private WrkRun() {
     }
 
+    /** A closed loop only: {@link LoadOptions#parse} refuses {@code --wrk} with {@code --rate}. */
     static LoadResult execute(LoadOptions options, PrintStream progress) throws IOException, InterruptedException {
-        if (options.openLoop()) {
-            throw new IllegalArgumentException("--wrk makes a closed loop only (no --rate)");
-        }
         LoadResult probe = probe(options);
         if (probe.completed == 0 || probe.errorCount() > 0) {
             throw new IllegalStateException("the probe (one connection, one second, this program's client) got "
