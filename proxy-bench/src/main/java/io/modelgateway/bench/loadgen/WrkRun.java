@@ -115,6 +115,9 @@ final class WrkRun {
                   for i = 1, QUANTILES do
                     io.write(string.format("mg-q %d\\n", latency:percentile((i - 0.5) * 100 / QUANTILES)))
                   end
+                  -- Out now, then wait for the reader to close our input: it reads our CPU time while we still exist.
+                  io.stdout:flush()
+                  io.read()
                 end
                 """.replace("QUANTILES", Integer.toString(QUANTILES)));
         return s.toString();
@@ -156,13 +159,18 @@ final class WrkRun {
             for (String line; (line = r.readLine()) != null; ) {
                 if (line.startsWith("mg-")) {
                     if (lines.isEmpty()) {
-                        wrkTicks = CpuSample.ticks(p.pid()); // its run is over, it is printing: all but the exit
+                        // Its run is over and its summary written; it waits on its input (the script's done) so that
+                        // it is still there to be read (once it exits, this JVM reaps it at once): all but the exit.
+                        wrkTicks = CpuSample.ticks(p.pid());
+                        p.getOutputStream().close();
                     }
                     lines.add(line);
                 } else if (progress != null) {
                     progress.println("wrk: " + line);
                 }
             }
+        } finally {
+            p.getOutputStream().close(); // a wrk that never reached its summary does not wait on us
         }
         int status = p.waitFor();
         Summary s = Summary.parse(lines, wrkTicks < 0 ? -1 : wrkTicks * CpuSample.NANOS_PER_TICK);
