@@ -158,7 +158,8 @@ public final class BenchReport {
             Row nginx = rows.get("nginx");
             if (nginx != null && nginx.rps() > 0) {
                 for (Row gw : rows.values()) {
-                    if (!gw.target().startsWith("gateway") || gw.rps() == 0) {
+                    // the gateway's rows, and scripts/bench --floor's (FloorProxy: the JVM's and Netty's own floor)
+                    if (!(gw.target().startsWith("gateway") || gw.target().startsWith("floor-")) || gw.rps() == 0) {
                         continue;
                     }
                     out.append('\n').append(ratios(gw, nginx, direct, streams));

@@ -84,6 +84,32 @@ class BenchReportTest {
                 .contains("| not judged (41.0 events per stream, not 42) |");
     }
 
+    @Test
+    void render_comparesTheFloorsWithNginxAsItDoesTheGateway(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"), "chat64\tnon-stream chat\n");
+        closedLoop(dir, "direct", 40_000, -1);
+        closedLoop(dir, "nginx", 20_000, 40.0);
+        closedLoop(dir, "floor-relay", 19_000, 36.0);
+        closedLoop(dir, "gateway-jdk25", 15_000, 60.0);
+        closedLoop(dir, "other", 18_000, 50.0);
+
+        String out = BenchReport.render(dir);
+
+        assertThat(out).contains("floor-relay / nginx: req/s 0.95×, CPU/request 0.90×")
+                .contains("gateway-jdk25 / nginx: req/s 0.75×, CPU/request 1.50×")
+                .contains("(ceiling: direct ran 2.1× floor-relay's rate)")
+                .doesNotContain("other / nginx");
+    }
+
+    private static void closedLoop(java.nio.file.Path dir, String target, double rps, double cpuUs)
+            throws java.io.IOException {
+        java.nio.file.Files.writeString(dir.resolve("chat64." + target + ".r1.json"), "{\"requests\":1000,"
+                + "\"requests_per_second\":" + rps + ",\"errors\":0,\"warmup_errors\":0,"
+                + "\"latency_us\":{\"p50\":1000,\"p99\":2000}"
+                + (cpuUs > 0 ? ",\"cpu\":{\"cpu_us_per_request\":" + cpuUs + "}" : "") + "}");
+    }
+
     private static java.nio.file.Path result(java.nio.file.Path dir, String name, double eventsPerSecond,
             double itlP99Us, long errors) throws java.io.IOException {
         java.nio.file.Path f = dir.resolve(name + ".json");
