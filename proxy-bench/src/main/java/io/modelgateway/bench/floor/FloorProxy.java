@@ -1,6 +1,9 @@
 package io.modelgateway.bench.floor;
 
 import io.modelgateway.core.exchange.Transport;
+import io.modelgateway.core.server.ClientHttpCodec;
+import io.modelgateway.core.server.GatewayChannelInitializer;
+import io.modelgateway.core.upstream.UpstreamResponseDecoder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -13,6 +16,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
@@ -30,12 +34,17 @@ import java.util.function.Supplier;
  *   <li>{@code http}: the same pairing with Netty's HTTP/1.1 codecs on both sides ({@code HttpServerCodec} towards the
  *       client, {@code HttpClientCodec} towards the upstream), each decoded message passed on and re-encoded: a
  *       minimal HTTP-aware Netty reverse proxy.</li>
+ *   <li>{@code codecs}: as {@code http}, with the gateway's own codecs in place of Netty's: its client codec
+ *       ({@code ClientHttpCodec}, with the gateway's limits and header checks) and its upstream answer decoder
+ *       ({@code UpstreamResponseDecoder}), the request re-encoded by Netty's {@code HttpRequestEncoder} (the gateway
+ *       writes its upstream request as bytes it builds itself). What the gateway's HTTP/1.1 framing costs without
+ *       anything the gateway does between reading a request and writing its answer.</li>
  * </ul>
  * Each read is written on at once and flushed when the read loop completes. Not a product: no backpressure, no
  * timeouts, no error answers; a failed connection is closed. The upstream's host and port are fixed at start; the
  * client's request line and headers pass unchanged.
  *
- * <p>{@code java -cp benchmarks.jar io.modelgateway.bench.floor.FloorProxy --mode relay|http --upstream HOST:PORT
+ * <p>{@code java -cp benchmarks.jar io.modelgateway.bench.floor.FloorProxy --mode relay|http|codecs --upstream HOST:PORT
  * [--listen HOST:PORT]}; prints {@code listening on http://HOST:PORT} once bound. Netty's leak detector samples as
  * the gateway's launcher makes it sample (one buffer in 1,024) unless the JVM names a level or interval itself.
  */
@@ -43,19 +52,25 @@ public final class FloorProxy implements AutoCloseable {
     /** As {@code io.modelgateway.core.cli.Main}'s default, so that the floor pays what the gateway pays for it. */
     private static final String LEAK_SAMPLING_INTERVAL = "1024";
 
-    public enum Mode { RELAY, HTTP }
+    public enum Mode { RELAY, HTTP, CODECS }
 
     private final EventLoopGroup group;
     private final Channel server;
 
     private FloorProxy(Mode mode, String host, int port, InetSocketAddress upstream) throws InterruptedException {
         group = Transport.newGroup(1, "floor");
-        Supplier<ChannelHandler[]> frontHandlers = mode == Mode.HTTP
-                ? () -> new ChannelHandler[] {new HttpServerCodec()}
-                : () -> new ChannelHandler[0];
-        Supplier<ChannelHandler[]> backHandlers = mode == Mode.HTTP
-                ? () -> new ChannelHandler[] {new HttpClientCodec()}
-                : () -> new ChannelHandler[0];
+        Supplier<ChannelHandler[]> frontHandlers = switch (mode) {
+            case RELAY -> () -> new ChannelHandler[0];
+            case HTTP -> () -> new ChannelHandler[] {new HttpServerCodec()};
+            // with the limits and checks of the gateway's listener
+            case CODECS -> () -> new ChannelHandler[] {
+                    new ClientHttpCodec(GatewayChannelInitializer.clientDecoderConfig())};
+        };
+        Supplier<ChannelHandler[]> backHandlers = switch (mode) {
+            case RELAY -> () -> new ChannelHandler[0];
+            case HTTP -> () -> new ChannelHandler[] {new HttpClientCodec()};
+            case CODECS -> () -> new ChannelHandler[] {new HttpRequestEncoder(), new UpstreamResponseDecoder()};
+        };
         server = new ServerBootstrap().group(group).channel(Transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -171,7 +186,7 @@ public final class FloorProxy implements AutoCloseable {
                 case "--upstream" -> upstream = args[++i];
                 case "--mode" -> mode = Mode.valueOf(args[++i].toUpperCase(java.util.Locale.ROOT));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--mode relay|http, --upstream HOST:PORT, --listen HOST:PORT)");
+                        + " (--mode relay|http|codecs, --upstream HOST:PORT, --listen HOST:PORT)");
             }
         }
         if (upstream == null) {

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Both floors carry the benchmark's answers unchanged: the JDK's HTTP client reads each answer through the floor and
+ * The floors carry the benchmark's answers unchanged: the JDK's HTTP client reads each answer through the floor and
  * straight from the blast upstream, and the bodies are the same, request after request on one kept-alive connection
  * (so the pairing of a client connection with its upstream connection survives more than one exchange).
  */
@@ -23,6 +23,7 @@ class FloorProxyTest {
     private static BlastUpstream upstream;
     private static FloorProxy relay;
     private static FloorProxy http;
+    private static FloorProxy codecs;
     private static HttpClient client;
 
     @BeforeAll
@@ -31,6 +32,7 @@ class FloorProxyTest {
         InetSocketAddress up = new InetSocketAddress("127.0.0.1", upstream.port());
         relay = FloorProxy.start(FloorProxy.Mode.RELAY, "127.0.0.1", 0, up);
         http = FloorProxy.start(FloorProxy.Mode.HTTP, "127.0.0.1", 0, up);
+        codecs = FloorProxy.start(FloorProxy.Mode.CODECS, "127.0.0.1", 0, up);
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
@@ -38,6 +40,7 @@ class FloorProxyTest {
     static void stop() {
         relay.close();
         http.close();
+        codecs.close();
         upstream.close();
     }
 
@@ -58,9 +61,17 @@ class FloorProxyTest {
         "http, /v1/chat/completions, '{\"model\":\"m\",\"stream\":true,\"messages\":[]}', paced",
         "http, /v1/messages, '{\"model\":\"c\",\"stream\":true,\"messages\":[]}', paced",
         "http, /v1/embeddings, '{\"model\":\"e\",\"input\":\"x\",\"encoding_format\":\"base64\"}', burst",
+        "codecs, /v1/chat/completions, '{\"model\":\"m\",\"messages\":[]}', burst",
+        "codecs, /v1/chat/completions, '{\"model\":\"m\",\"stream\":true,\"messages\":[]}', burst",
+        "codecs, /v1/messages, '{\"model\":\"c\",\"stream\":true,\"messages\":[]}', paced",
+        "codecs, /v1/embeddings, '{\"model\":\"e\",\"input\":\"x\"}', burst",
     })
     void answers_areTheUpstreamsOwn(String mode, String path, String body, String shape) throws Exception {
-        FloorProxy floor = mode.equals("relay") ? relay : http;
+        FloorProxy floor = switch (mode) {
+            case "relay" -> relay;
+            case "http" -> http;
+            default -> codecs;
+        };
         HttpResponse<String> direct = post(upstream.port(), path, body, shape);
         assertThat(direct.statusCode()).isEqualTo(200);
         assertThat(direct.body()).hasSizeGreaterThan(500);

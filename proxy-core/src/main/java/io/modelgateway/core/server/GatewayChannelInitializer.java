@@ -202,7 +202,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     }
 
     /** How a client's HTTP/1.1 requests are read: their limits, and headers checked as they are decoded. */
-    static HttpDecoderConfig clientDecoderConfig() {
+    public static HttpDecoderConfig clientDecoderConfig() {
         return new HttpDecoderConfig()
                 .setHeadersFactory(ArrayHttpHeaders.VALIDATING)
                 .setTrailersFactory(ArrayHttpHeaders.VALIDATING_TRAILERS)
