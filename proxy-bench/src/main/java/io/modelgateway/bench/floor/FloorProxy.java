@@ -1,5 +1,6 @@
 package io.modelgateway.bench.floor;
 
+import io.modelgateway.bench.BoundServer;
 import io.modelgateway.core.exchange.Transport;
 import io.modelgateway.core.server.ClientHttpCodec;
 import io.modelgateway.core.server.GatewayChannelInitializer;
@@ -20,7 +21,6 @@ import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -54,11 +54,10 @@ public final class FloorProxy implements AutoCloseable {
 
     public enum Mode { RELAY, HTTP, CODECS }
 
-    private final EventLoopGroup group;
-    private final Channel server;
+    private final BoundServer server;
 
     private FloorProxy(Mode mode, String host, int port, InetSocketAddress upstream) throws InterruptedException {
-        group = Transport.newGroup(1, "floor");
+        EventLoopGroup group = Transport.newGroup(1, "floor");
         Supplier<ChannelHandler[]> frontHandlers = switch (mode) {
             case RELAY -> () -> new ChannelHandler[0];
             case HTTP -> () -> new ChannelHandler[] {new HttpServerCodec()};
@@ -71,7 +70,7 @@ public final class FloorProxy implements AutoCloseable {
             case HTTP -> () -> new ChannelHandler[] {new HttpClientCodec()};
             case CODECS -> () -> new ChannelHandler[] {new HttpRequestEncoder(), new UpstreamResponseDecoder()};
         };
-        server = new ServerBootstrap().group(group).channel(Transport.serverChannel())
+        server = new BoundServer(group, new ServerBootstrap().group(group).channel(Transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
@@ -82,7 +81,7 @@ public final class FloorProxy implements AutoCloseable {
                         ch.pipeline().addLast(new Front(upstream, backHandlers));
                     }
                 })
-                .bind(host, port).sync().channel();
+                .bind(host, port).sync().channel());
     }
 
     public static FloorProxy start(Mode mode, String host, int port, InetSocketAddress upstream)
@@ -91,13 +90,12 @@ public final class FloorProxy implements AutoCloseable {
     }
 
     public int port() {
-        return ((InetSocketAddress) server.localAddress()).getPort();
+        return server.port();
     }
 
     @Override
     public void close() {
-        server.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        server.close();
     }
 
     /**

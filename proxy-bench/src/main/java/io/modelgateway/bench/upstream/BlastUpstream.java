@@ -1,10 +1,10 @@
 package io.modelgateway.bench.upstream;
 
+import io.modelgateway.bench.BoundServer;
 import io.modelgateway.core.exchange.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -12,7 +12,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.FastThreadLocal;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,8 +45,7 @@ public final class BlastUpstream implements AutoCloseable {
     private static final byte[] NOT_FOUND =
             "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private final EventLoopGroup group;
-    private final Channel server;
+    private final BoundServer server;
 
     /** One answer as direct buffers to write duplicates of. */
     private record Prebuilt(ByteBuf burst, ByteBuf[] chunks) {
@@ -89,8 +87,8 @@ public final class BlastUpstream implements AutoCloseable {
         embeddingsBase64 = Prebuilt.of(answers.embeddingsBase64);
         bedrockStream = Prebuilt.of(answers.bedrockStream);
         gapNanos = TimeUnit.MILLISECONDS.toNanos(gapMillis);
-        group = Transport.newGroup(threads, "blast");
-        server = new ServerBootstrap().group(group).channel(Transport.serverChannel())
+        EventLoopGroup group = Transport.newGroup(threads, "blast");
+        server = new BoundServer(group, new ServerBootstrap().group(group).channel(Transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new io.netty.channel.ChannelInitializer<SocketChannel>() {
@@ -99,7 +97,7 @@ public final class BlastUpstream implements AutoCloseable {
                         ch.pipeline().addLast(new Connection());
                     }
                 })
-                .bind(host, port).sync().channel();
+                .bind(host, port).sync().channel());
     }
 
     public static BlastUpstream start(String host, int port, long gapMillis, int threads) throws InterruptedException {
@@ -107,13 +105,12 @@ public final class BlastUpstream implements AutoCloseable {
     }
 
     public int port() {
-        return ((InetSocketAddress) server.localAddress()).getPort();
+        return server.port();
     }
 
     @Override
     public void close() {
-        server.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        server.close();
     }
 
     public static void main(String[] args) throws Exception {
