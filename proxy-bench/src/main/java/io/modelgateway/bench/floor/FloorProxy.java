@@ -1,6 +1,7 @@
 package io.modelgateway.bench.floor;
 
 import io.modelgateway.bench.BoundServer;
+import io.modelgateway.core.cli.Main;
 import io.modelgateway.core.exchange.Transport;
 import io.modelgateway.core.server.ClientHttpCodec;
 import io.modelgateway.core.server.GatewayChannelInitializer;
@@ -49,9 +50,6 @@ import java.util.function.Supplier;
  * the gateway's launcher makes it sample (one buffer in 1,024) unless the JVM names a level or interval itself.
  */
 public final class FloorProxy implements AutoCloseable {
-    /** As {@code io.modelgateway.core.cli.Main}'s default, so that the floor pays what the gateway pays for it. */
-    private static final String LEAK_SAMPLING_INTERVAL = "1024";
-
     public enum Mode { RELAY, HTTP, CODECS }
 
     private final BoundServer server;
@@ -171,10 +169,7 @@ public final class FloorProxy implements AutoCloseable {
     }
 
     public static void main(String[] args) throws Exception {
-        if (System.getProperty("io.netty.leakDetection.level") == null
-                && System.getProperty("io.netty.leakDetection.samplingInterval") == null) {
-            System.setProperty("io.netty.leakDetection.samplingInterval", LEAK_SAMPLING_INTERVAL);
-        }
+        Main.leakSamplingDefault(); // the floor pays for the leak detector what the gateway pays
         String listen = "127.0.0.1:0";
         String upstream = null;
         Mode mode = Mode.RELAY;

@@ -40,7 +40,7 @@ public final class Main {
      */
     static final int LEAK_SAMPLING_INTERVAL = 1024;
 
-    static void leakSamplingDefault() {
+    public static void leakSamplingDefault() {
         if (System.getProperty("io.netty.leakDetection.level") == null
                 && System.getProperty("io.netty.leakDetectionLevel") == null
                 && System.getProperty("io.netty.leakDetection.samplingInterval") == null) {
