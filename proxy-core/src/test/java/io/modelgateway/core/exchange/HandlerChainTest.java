@@ -1,4 +1,4 @@
-package io.modelgateway.core.server;
+package io.modelgateway.core.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

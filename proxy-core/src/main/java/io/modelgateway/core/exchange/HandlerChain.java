@@ -1,4 +1,4 @@
-package io.modelgateway.core.server;
+package io.modelgateway.core.exchange;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -25,9 +25,10 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Several handlers run as one entry of the channel's pipeline: the gateway's request path (the answer boundary to the
- * exchange, fourteen handlers) is one pipeline handler, so a request, an answer's write and every event on the
- * connection pass between those handlers by a direct call instead of Netty's walk from context to context. The
+ * Several handlers run as one entry of the channel's pipeline: the gateway's request path (from the client
+ * connection's timeouts and HTTP codec, or an HTTP/2 stream's, to the exchange: sixteen or seventeen handlers) is one
+ * pipeline handler, so a request, an answer's write and every event on the connection pass between those handlers by
+ * a direct call instead of Netty's walk from context to context. The
  * handlers are unchanged: each gets a context of its own ({@link Link}) that behaves as a pipeline context would
  * for the handlers around it in the chain, and hands on to the real pipeline past the chain's ends.
  *
@@ -75,8 +76,17 @@ public final class HandlerChain extends ChannelDuplexHandler {
     };
 
     private final Link[] links;
-    /** The chain's own context in the real pipeline. */
+    /** The first link that handles each of the frequent events, the last for the frequent operations; null: none. */
+    private final Link firstRead;
+    private final Link firstReadComplete;
+    private final Link firstUserEvent;
+    private final Link lastWrite;
+    private final Link lastFlush;
+    /** The chain's own context in the real pipeline, and what every link answers from it, read once. */
     private ChannelHandlerContext ctx;
+    private Channel channel;
+    private EventExecutor executor;
+    private ChannelPromise voidPromise;
 
     private HandlerChain(List<String> names, List<ChannelHandler> handlers) {
         links = new Link[handlers.size()];
@@ -84,6 +94,18 @@ public final class HandlerChain extends ChannelDuplexHandler {
             ChannelHandler h = handlers.get(i);
             links[i] = new Link(i, names.get(i), h, MASKS.get(h.getClass()));
         }
+        for (Link l : links) {
+            l.nextRead = after(l.index, READ);
+            l.nextReadComplete = after(l.index, READ_COMPLETE);
+            l.nextUserEvent = after(l.index, USER_EVENT);
+            l.previousWrite = before(l.index, WRITE);
+            l.previousFlush = before(l.index, FLUSH);
+        }
+        firstRead = after(-1, READ);
+        firstReadComplete = after(-1, READ_COMPLETE);
+        firstUserEvent = after(-1, USER_EVENT);
+        lastWrite = before(links.length, WRITE);
+        lastFlush = before(links.length, FLUSH);
     }
 
     /** An empty chain to add handlers to, in order. */
@@ -138,7 +160,12 @@ public final class HandlerChain extends ChannelDuplexHandler {
      * chain's link, else in {@code ctx}'s pipeline. Null when there is none.
      */
     public static ChannelHandler find(ChannelHandlerContext ctx, String name) {
-        return ctx instanceof Link l ? l.chain().get(name) : ctx.pipeline().get(name);
+        if (ctx instanceof Link l) {
+            return l.chain().get(name);
+        }
+        ChannelHandler h = ctx.pipeline().get(name);
+        HandlerChain chain = h == null ? ctx.pipeline().get(HandlerChain.class) : null;
+        return chain != null ? chain.get(name) : h;
     }
 
     private Link link(String name) {
@@ -150,11 +177,34 @@ public final class HandlerChain extends ChannelDuplexHandler {
         return null;
     }
 
+    /** The first link after index {@code i} that handles {@code event}, or null. */
+    private Link after(int i, int event) {
+        for (int j = i + 1; j < links.length; j++) {
+            if ((links[j].mask & event) != 0) {
+                return links[j];
+            }
+        }
+        return null;
+    }
+
+    /** The last link before index {@code i} that handles {@code op}, or null. */
+    private Link before(int i, int op) {
+        for (int j = i - 1; j >= 0; j--) {
+            if ((links[j].mask & op) != 0) {
+                return links[j];
+            }
+        }
+        return null;
+    }
+
     // ---- the chain as one handler of the real pipeline: events enter at the first link, operations at the last ----
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
+        this.channel = ctx.channel();
+        this.executor = ctx.executor();
+        this.voidPromise = ctx.voidPromise();
         for (Link l : links) {
             l.handler.handlerAdded(l);
         }
@@ -185,224 +235,192 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
     @Override
     public void channelRegistered(ChannelHandlerContext ctx) {
-        fireRegistered(0);
+        registered(after(-1, REGISTERED));
     }
 
     @Override
     public void channelUnregistered(ChannelHandlerContext ctx) {
-        fireUnregistered(0);
+        unregistered(after(-1, UNREGISTERED));
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        fireActive(0);
+        active(after(-1, ACTIVE));
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        fireInactive(0);
+        inactive(after(-1, INACTIVE));
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        fireRead(0, msg);
+        deliverRead(firstRead, msg);
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        fireReadComplete(0);
+        readComplete(firstReadComplete);
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        fireUserEvent(0, evt);
+        userEvent(firstUserEvent, evt);
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        fireWritability(0);
+        writability(after(-1, WRITABILITY));
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        fireException(0, cause);
+        exception(after(-1, EXCEPTION), cause);
     }
 
     @Override
     public void bind(ChannelHandlerContext ctx, SocketAddress local, ChannelPromise promise) {
-        bind(links.length - 1, local, promise);
+        bind(before(links.length, BIND), local, promise);
     }
 
     @Override
     public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-        connect(links.length - 1, remote, local, promise);
+        connect(before(links.length, CONNECT), remote, local, promise);
     }
 
     @Override
     public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
-        disconnect(links.length - 1, promise);
+        disconnect(before(links.length, DISCONNECT), promise);
     }
 
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-        close(links.length - 1, promise);
+        close(before(links.length, CLOSE), promise);
     }
 
     @Override
     public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
-        deregister(links.length - 1, promise);
+        deregister(before(links.length, DEREGISTER), promise);
     }
 
     @Override
     public void read(ChannelHandlerContext ctx) {
-        read(links.length - 1);
+        outboundRead(before(links.length, OUTBOUND_READ));
     }
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        write(links.length - 1, msg, promise);
+        write(lastWrite, msg, promise);
     }
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        flush(links.length - 1);
+        flush(lastFlush);
     }
 
-    // ---- dispatch: the next link from `from` on that handles an event, the previous one from `from` down for an op ----
+    // ---- calling one link's handler (null: the chain's end, so the real pipeline's next or previous handler) ----
 
-    private int next(int from, int event) {
-        while (from < links.length && (links[from].mask & event) == 0) {
-            from++;
-        }
-        return from;
-    }
-
-    private int previous(int from, int op) {
-        while (from >= 0 && (links[from].mask & op) == 0) {
-            from--;
-        }
-        return from;
-    }
-
-    private void fireRegistered(int from) {
-        int i = next(from, REGISTERED);
-        if (i == links.length) {
+    private void registered(Link l) {
+        if (l == null) {
             ctx.fireChannelRegistered();
             return;
         }
-        Link l = links[i];
         try {
-            l.inbound().channelRegistered(l);
+            l.in.channelRegistered(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void fireUnregistered(int from) {
-        int i = next(from, UNREGISTERED);
-        if (i == links.length) {
+    private void unregistered(Link l) {
+        if (l == null) {
             ctx.fireChannelUnregistered();
             return;
         }
-        Link l = links[i];
         try {
-            l.inbound().channelUnregistered(l);
+            l.in.channelUnregistered(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void fireActive(int from) {
-        int i = next(from, ACTIVE);
-        if (i == links.length) {
+    private void active(Link l) {
+        if (l == null) {
             ctx.fireChannelActive();
             return;
         }
-        Link l = links[i];
         try {
-            l.inbound().channelActive(l);
+            l.in.channelActive(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void fireInactive(int from) {
-        int i = next(from, INACTIVE);
-        if (i == links.length) {
+    private void inactive(Link l) {
+        if (l == null) {
             ctx.fireChannelInactive();
             return;
         }
-        Link l = links[i];
         try {
-            l.inbound().channelInactive(l);
+            l.in.channelInactive(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void fireRead(int from, Object msg) {
-        int i = next(from, READ);
-        if (i == links.length) {
+    private void deliverRead(Link l, Object msg) {
+        if (l == null) {
             ctx.fireChannelRead(msg);
             return;
         }
-        Link l = links[i];
         try {
-            l.inbound().channelRead(l, msg);
+            l.in.channelRead(l, msg);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void fireReadComplete(int from) {
-        int i = next(from, READ_COMPLETE);
-        if (i == links.length) {
+    private void readComplete(Link l) {
+        if (l == null) {
             ctx.fireChannelReadComplete();
             return;
         }
-        Link l = links[i];
         try {
-            l.inbound().channelReadComplete(l);
+            l.in.channelReadComplete(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void fireUserEvent(int from, Object evt) {
-        int i = next(from, USER_EVENT);
-        if (i == links.length) {
+    private void userEvent(Link l, Object evt) {
+        if (l == null) {
             ctx.fireUserEventTriggered(evt);
             return;
         }
-        Link l = links[i];
         try {
-            l.inbound().userEventTriggered(l, evt);
+            l.in.userEventTriggered(l, evt);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void fireWritability(int from) {
-        int i = next(from, WRITABILITY);
-        if (i == links.length) {
+    private void writability(Link l) {
+        if (l == null) {
             ctx.fireChannelWritabilityChanged();
             return;
         }
-        Link l = links[i];
         try {
-            l.inbound().channelWritabilityChanged(l);
+            l.in.channelWritabilityChanged(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void fireException(int from, Throwable cause) {
-        int i = next(from, EXCEPTION);
-        if (i == links.length) {
+    private void exception(Link l, Throwable cause) {
+        if (l == null) {
             ctx.fireExceptionCaught(cause);
             return;
         }
-        Link l = links[i];
         try {
             l.handler.exceptionCaught(l, cause);
         } catch (Throwable t) {
@@ -410,113 +428,97 @@ public final class HandlerChain extends ChannelDuplexHandler {
         }
     }
 
-    private void bind(int from, SocketAddress local, ChannelPromise promise) {
-        int i = previous(from, BIND);
-        if (i < 0) {
+    private void bind(Link l, SocketAddress local, ChannelPromise promise) {
+        if (l == null) {
             ctx.bind(local, promise);
             return;
         }
-        Link l = links[i];
         try {
-            l.outbound().bind(l, local, promise);
+            l.out.bind(l, local, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void connect(int from, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-        int i = previous(from, CONNECT);
-        if (i < 0) {
+    private void connect(Link l, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+        if (l == null) {
             ctx.connect(remote, local, promise);
             return;
         }
-        Link l = links[i];
         try {
-            l.outbound().connect(l, remote, local, promise);
+            l.out.connect(l, remote, local, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void disconnect(int from, ChannelPromise promise) {
-        int i = previous(from, DISCONNECT);
-        if (i < 0) {
+    private void disconnect(Link l, ChannelPromise promise) {
+        if (l == null) {
             ctx.disconnect(promise);
             return;
         }
-        Link l = links[i];
         try {
-            l.outbound().disconnect(l, promise);
+            l.out.disconnect(l, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void close(int from, ChannelPromise promise) {
-        int i = previous(from, CLOSE);
-        if (i < 0) {
+    private void close(Link l, ChannelPromise promise) {
+        if (l == null) {
             ctx.close(promise);
             return;
         }
-        Link l = links[i];
         try {
-            l.outbound().close(l, promise);
+            l.out.close(l, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void deregister(int from, ChannelPromise promise) {
-        int i = previous(from, DEREGISTER);
-        if (i < 0) {
+    private void deregister(Link l, ChannelPromise promise) {
+        if (l == null) {
             ctx.deregister(promise);
             return;
         }
-        Link l = links[i];
         try {
-            l.outbound().deregister(l, promise);
+            l.out.deregister(l, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void read(int from) {
-        int i = previous(from, OUTBOUND_READ);
-        if (i < 0) {
+    private void outboundRead(Link l) {
+        if (l == null) {
             ctx.read();
             return;
         }
-        Link l = links[i];
         try {
-            l.outbound().read(l);
+            l.out.read(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void write(int from, Object msg, ChannelPromise promise) {
-        int i = previous(from, WRITE);
-        if (i < 0) {
+    private void write(Link l, Object msg, ChannelPromise promise) {
+        if (l == null) {
             ctx.write(msg, promise);
             return;
         }
-        Link l = links[i];
         try {
-            l.outbound().write(l, msg, promise);
+            l.out.write(l, msg, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void flush(int from) {
-        int i = previous(from, FLUSH);
-        if (i < 0) {
+    private void flush(Link l) {
+        if (l == null) {
             ctx.flush();
             return;
         }
-        Link l = links[i];
         try {
-            l.outbound().flush(l);
+            l.out.flush(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
@@ -576,32 +578,34 @@ public final class HandlerChain extends ChannelDuplexHandler {
     /**
      * One handler's context inside the chain: events it fires go on to the next handler in the chain (or past the
      * chain), operations it starts to the previous one (or below the chain); everything else is the chain's own
-     * context's.
+     * context's. The neighbours for the frequent events and operations are found once, when the chain is built.
      */
     final class Link implements ChannelHandlerContext {
         private final int index;
         private final String name;
         private final ChannelHandler handler;
+        /** The handler as each kind, or null when it is not of that kind (then the mask has none of its events). */
+        private final ChannelInboundHandler in;
+        private final ChannelOutboundHandler out;
         private final int mask;
+        private Link nextRead;
+        private Link nextReadComplete;
+        private Link nextUserEvent;
+        private Link previousWrite;
+        private Link previousFlush;
         private boolean removed;
 
         Link(int index, String name, ChannelHandler handler, int mask) {
             this.index = index;
             this.name = name;
             this.handler = handler;
+            this.in = handler instanceof ChannelInboundHandler h ? h : null;
+            this.out = handler instanceof ChannelOutboundHandler h ? h : null;
             this.mask = mask;
         }
 
         HandlerChain chain() {
             return HandlerChain.this;
-        }
-
-        ChannelInboundHandler inbound() {
-            return (ChannelInboundHandler) handler;
-        }
-
-        ChannelOutboundHandler outbound() {
-            return (ChannelOutboundHandler) handler;
         }
 
         /** As Netty does for a handler that throws from an event: its own exceptionCaught is told. */
@@ -614,17 +618,17 @@ public final class HandlerChain extends ChannelDuplexHandler {
         }
 
         private boolean inLoop() {
-            return ctx.executor().inEventLoop();
+            return executor.inEventLoop();
         }
 
         @Override
         public Channel channel() {
-            return ctx.channel();
+            return channel;
         }
 
         @Override
         public EventExecutor executor() {
-            return ctx.executor();
+            return executor;
         }
 
         @Override
@@ -644,60 +648,40 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
         @Override
         public ChannelHandlerContext fireChannelRegistered() {
-            if (inLoop()) {
-                fireRegistered(index + 1);
-            } else {
-                executor().execute(() -> fireRegistered(index + 1));
-            }
+            run(() -> registered(after(index, REGISTERED)));
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireChannelUnregistered() {
-            if (inLoop()) {
-                fireUnregistered(index + 1);
-            } else {
-                executor().execute(() -> fireUnregistered(index + 1));
-            }
+            run(() -> unregistered(after(index, UNREGISTERED)));
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireChannelActive() {
-            if (inLoop()) {
-                fireActive(index + 1);
-            } else {
-                executor().execute(() -> fireActive(index + 1));
-            }
+            run(() -> active(after(index, ACTIVE)));
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireChannelInactive() {
-            if (inLoop()) {
-                fireInactive(index + 1);
-            } else {
-                executor().execute(() -> fireInactive(index + 1));
-            }
+            run(() -> inactive(after(index, INACTIVE)));
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireExceptionCaught(Throwable cause) {
-            if (inLoop()) {
-                fireException(index + 1, cause);
-            } else {
-                executor().execute(() -> fireException(index + 1, cause));
-            }
+            run(() -> exception(after(index, EXCEPTION), cause));
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireUserEventTriggered(Object evt) {
             if (inLoop()) {
-                fireUserEvent(index + 1, evt);
+                userEvent(nextUserEvent, evt);
             } else {
-                executor().execute(() -> fireUserEvent(index + 1, evt));
+                executor().execute(() -> userEvent(nextUserEvent, evt));
             }
             return this;
         }
@@ -705,9 +689,9 @@ public final class HandlerChain extends ChannelDuplexHandler {
         @Override
         public ChannelHandlerContext fireChannelRead(Object msg) {
             if (inLoop()) {
-                fireRead(index + 1, msg);
+                deliverRead(nextRead, msg);
             } else {
-                executor().execute(() -> fireRead(index + 1, msg));
+                executor().execute(() -> deliverRead(nextRead, msg));
             }
             return this;
         }
@@ -715,30 +699,22 @@ public final class HandlerChain extends ChannelDuplexHandler {
         @Override
         public ChannelHandlerContext fireChannelReadComplete() {
             if (inLoop()) {
-                fireReadComplete(index + 1);
+                readComplete(nextReadComplete);
             } else {
-                executor().execute(() -> fireReadComplete(index + 1));
+                executor().execute(() -> readComplete(nextReadComplete));
             }
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireChannelWritabilityChanged() {
-            if (inLoop()) {
-                fireWritability(index + 1);
-            } else {
-                executor().execute(() -> fireWritability(index + 1));
-            }
+            run(() -> writability(after(index, WRITABILITY)));
             return this;
         }
 
         @Override
         public ChannelFuture bind(SocketAddress local, ChannelPromise promise) {
-            if (inLoop()) {
-                HandlerChain.this.bind(index - 1, local, promise);
-            } else {
-                executor().execute(() -> HandlerChain.this.bind(index - 1, local, promise));
-            }
+            run(() -> HandlerChain.this.bind(before(index, BIND), local, promise));
             return promise;
         }
 
@@ -749,60 +725,40 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
         @Override
         public ChannelFuture connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-            if (inLoop()) {
-                HandlerChain.this.connect(index - 1, remote, local, promise);
-            } else {
-                executor().execute(() -> HandlerChain.this.connect(index - 1, remote, local, promise));
-            }
+            run(() -> HandlerChain.this.connect(before(index, CONNECT), remote, local, promise));
             return promise;
         }
 
         @Override
         public ChannelFuture disconnect(ChannelPromise promise) {
-            if (inLoop()) {
-                HandlerChain.this.disconnect(index - 1, promise);
-            } else {
-                executor().execute(() -> HandlerChain.this.disconnect(index - 1, promise));
-            }
+            run(() -> HandlerChain.this.disconnect(before(index, DISCONNECT), promise));
             return promise;
         }
 
         @Override
         public ChannelFuture close(ChannelPromise promise) {
-            if (inLoop()) {
-                HandlerChain.this.close(index - 1, promise);
-            } else {
-                executor().execute(() -> HandlerChain.this.close(index - 1, promise));
-            }
+            run(() -> HandlerChain.this.close(before(index, CLOSE), promise));
             return promise;
         }
 
         @Override
         public ChannelFuture deregister(ChannelPromise promise) {
-            if (inLoop()) {
-                HandlerChain.this.deregister(index - 1, promise);
-            } else {
-                executor().execute(() -> HandlerChain.this.deregister(index - 1, promise));
-            }
+            run(() -> HandlerChain.this.deregister(before(index, DEREGISTER), promise));
             return promise;
         }
 
         @Override
         public ChannelHandlerContext read() {
-            if (inLoop()) {
-                HandlerChain.this.read(index - 1);
-            } else {
-                executor().execute(() -> HandlerChain.this.read(index - 1));
-            }
+            run(() -> outboundRead(before(index, OUTBOUND_READ)));
             return this;
         }
 
         @Override
         public ChannelFuture write(Object msg, ChannelPromise promise) {
             if (inLoop()) {
-                HandlerChain.this.write(index - 1, msg, promise);
+                HandlerChain.this.write(previousWrite, msg, promise);
             } else {
-                executor().execute(() -> HandlerChain.this.write(index - 1, msg, promise));
+                executor().execute(() -> HandlerChain.this.write(previousWrite, msg, promise));
             }
             return promise;
         }
@@ -810,9 +766,9 @@ public final class HandlerChain extends ChannelDuplexHandler {
         @Override
         public ChannelHandlerContext flush() {
             if (inLoop()) {
-                HandlerChain.this.flush(index - 1);
+                HandlerChain.this.flush(previousFlush);
             } else {
-                executor().execute(() -> HandlerChain.this.flush(index - 1));
+                executor().execute(() -> HandlerChain.this.flush(previousFlush));
             }
             return this;
         }
@@ -820,15 +776,24 @@ public final class HandlerChain extends ChannelDuplexHandler {
         @Override
         public ChannelFuture writeAndFlush(Object msg, ChannelPromise promise) {
             if (inLoop()) {
-                HandlerChain.this.write(index - 1, msg, promise);
-                HandlerChain.this.flush(index - 1);
+                HandlerChain.this.write(previousWrite, msg, promise);
+                HandlerChain.this.flush(previousFlush);
             } else {
                 executor().execute(() -> {
-                    HandlerChain.this.write(index - 1, msg, promise);
-                    HandlerChain.this.flush(index - 1);
+                    HandlerChain.this.write(previousWrite, msg, promise);
+                    HandlerChain.this.flush(previousFlush);
                 });
             }
             return promise;
+        }
+
+        /** The less frequent events and operations: on the loop now, or queued to it. */
+        private void run(Runnable call) {
+            if (inLoop()) {
+                call.run();
+            } else {
+                executor().execute(call);
+            }
         }
 
         @Override
@@ -863,22 +828,22 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
         @Override
         public ChannelPromise voidPromise() {
-            return ctx.voidPromise();
+            return voidPromise;
         }
 
         @Override
         public <T> Attribute<T> attr(AttributeKey<T> key) {
-            return ctx.channel().attr(key);
+            return channel.attr(key);
         }
 
         @Override
         public <T> boolean hasAttr(AttributeKey<T> key) {
-            return ctx.channel().hasAttr(key);
+            return channel.hasAttr(key);
         }
 
         @Override
         public String toString() {
-            return "HandlerChain.Link(" + name + ", " + ctx.channel() + ")";
+            return "HandlerChain.Link(" + name + ", " + channel + ")";
         }
     }
 }
