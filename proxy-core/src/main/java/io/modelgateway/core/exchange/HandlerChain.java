@@ -82,7 +82,6 @@ public final class HandlerChain extends ChannelDuplexHandler {
     private final Link firstUserEvent;
     private final Link lastWrite;
     private final Link lastFlush;
-    private final Link lastRead;
     /** The chain's own context in the real pipeline, and what every link answers from it, read once. */
     private ChannelHandlerContext ctx;
     private Channel channel;
@@ -101,14 +100,12 @@ public final class HandlerChain extends ChannelDuplexHandler {
             l.nextUserEvent = after(l.index, USER_EVENT);
             l.previousWrite = before(l.index, WRITE);
             l.previousFlush = before(l.index, FLUSH);
-            l.previousRead = before(l.index, OUTBOUND_READ);
         }
         firstRead = after(-1, READ);
         firstReadComplete = after(-1, READ_COMPLETE);
         firstUserEvent = after(-1, USER_EVENT);
         lastWrite = before(links.length, WRITE);
         lastFlush = before(links.length, FLUSH);
-        lastRead = before(links.length, OUTBOUND_READ);
     }
 
     /** An empty chain to add handlers to, in order. */
@@ -308,7 +305,7 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
     @Override
     public void read(ChannelHandlerContext ctx) {
-        outboundRead(lastRead);
+        outboundRead(before(links.length, OUTBOUND_READ));
     }
 
     @Override
@@ -581,8 +578,7 @@ public final class HandlerChain extends ChannelDuplexHandler {
     /**
      * One handler's context inside the chain: events it fires go on to the next handler in the chain (or past the
      * chain), operations it starts to the previous one (or below the chain); everything else is the chain's own
-     * context's. The neighbours for the frequent events and operations (reads, read completes, user events; writes, flushes,
-     * read requests) are found once, when the chain is built; the rare ones are looked up when they happen.
+     * context's. The neighbours for the frequent events and operations are found once, when the chain is built.
      */
     final class Link implements ChannelHandlerContext {
         private final int index;
@@ -597,7 +593,6 @@ public final class HandlerChain extends ChannelDuplexHandler {
         private Link nextUserEvent;
         private Link previousWrite;
         private Link previousFlush;
-        private Link previousRead;
         private boolean removed;
 
         Link(int index, String name, ChannelHandler handler, int mask) {
@@ -754,11 +749,7 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
         @Override
         public ChannelHandlerContext read() {
-            if (inLoop()) {
-                outboundRead(previousRead);
-            } else {
-                executor().execute(() -> outboundRead(previousRead));
-            }
+            run(() -> outboundRead(before(index, OUTBOUND_READ)));
             return this;
         }
 
