@@ -13,7 +13,6 @@ import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.AnswerStart;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.ChunkFrame;
-import io.modelgateway.core.exchange.HandlerChain;
 import io.modelgateway.core.exchange.ExchangeRecord;
 import io.modelgateway.core.exchange.Usd;
 import io.modelgateway.core.config.KeyConfig;
@@ -663,7 +662,7 @@ public final class AnswerWriter {
         framesChunks = mode == Mode.STREAM && HttpUtil.isTransferEncodingChunked(head)
                 && head.status().code() >= 200 && head.status().code() != 204 && head.status().code() != 304
                 && !HttpMethod.HEAD.equals(request.http().method())
-                && HandlerChain.find(ctx, ChunkFrame.HANDLER) != null;
+                && ctx.pipeline().context(ChunkFrame.HANDLER) != null;
     }
 
     /** A whole answer, with the request's headers, written and flushed. */

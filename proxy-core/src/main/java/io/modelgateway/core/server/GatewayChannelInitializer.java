@@ -1,6 +1,5 @@
 package io.modelgateway.core.server;
 
-import io.modelgateway.core.exchange.HandlerChain;
 import io.modelgateway.core.exchange.AnswerStart;
 import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.GatewayRequest;
@@ -35,13 +34,11 @@ import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 
 /**
- * Builds the server pipeline; reading it top to bottom is the request path. On HTTP/1.1 the pipeline holds one
- * handler, {@code request-path}, a {@link HandlerChain} of the handlers below in this order (each sees what it would
- * see as a pipeline handler of its own; the chain spares Netty's walk from one to the next):
+ * Builds the server pipeline; reading it top to bottom is the request path. On HTTP/1.1:
  * <pre>
  *   request-timeouts  raw bytes: 408 for a request trickled in too slowly, close when idle too long
- *   chunk-frames      (outbound) a stream chunk the answer writer framed itself leaves as its one buffer
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects, ClientHttpCodec (header and line limits → decoder failures)
+ *   request-path      one pipeline handler, a {@link HandlerChain} of the handlers below (direct calls between them):
  *   answer-boundary   tells the whole pipeline when a request was read whole and its answer written whole
  *   head-validator    HTTP version (505), Host (400), absolute-form target → its path
  *   stream-guard      keep-alive pings on idle streams (GD-11); ends answers cleanly when draining
@@ -58,7 +55,8 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  *   exchange          route to a deployment, forward (retries, fallbacks), stream the answer back
  * </pre>
  * Each request step either lets the request go on, adding what it learned to it, or answers it in the caller's
- * style and releases it; the exchange step is the terminal one.
+ * style and releases it; the exchange step is the terminal one. Each handler of the request path sees the events
+ * and operations it would see as a pipeline handler of its own; the chain spares the pipeline's walk between them.
  *
  * <p>Before the protocol is known: on a TLS listener {@code tls} (the {@link ServerTls}'s current context) and
  * {@code alpn}, which builds the HTTP/1.1 pipeline above or the HTTP/2 one below once the handshake agreed on one;
@@ -69,8 +67,8 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  *   connection: [tls] h2-codec (frames, flow control, SETTINGS caps, reset / CONTINUATION / empty-frame limits)
  *               → h2-flush (the streams' flushes of one turn of the event loop as one)
  *               → h2-connection (idle timeout, SETTINGS / PING flood, drain → GOAWAY) → h2-multiplex (one channel per stream)
- *   stream:     request-path: h2-stream-codec (frames ⇄ HttpObjects) → stream-timeout (408 for a body trickled in)
- *               → answer-boundary → head-validator → … → body-aggregator → metrics → … → exchange
+ *   stream:     h2-stream-codec (frames ⇄ HttpObjects) → stream-timeout (408 for a body trickled in)
+ *               → request-path (answer-boundary → head-validator → … → body-aggregator → metrics → … → exchange)
  *               (no pipelining gate: a stream carries one request)
  * </pre>
  * A stream's writability follows its flow-control window (and the connection's), so an exchange's backpressure
@@ -196,11 +194,11 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     }
 
     private void addHttpHandlers(ChannelPipeline p, ServerConfig server) {
-        HandlerChain.Builder chain = HandlerChain.builder()
-                .add(PipelineNames.REQUEST_TIMEOUTS, new RequestTimeouts(server.requestTimeoutMs(), server.idleTimeoutMs()))
-                .add(PipelineNames.CHUNK_FRAMES, ChunkFrameUnwrapper.INSTANCE)
-                .add(PipelineNames.HTTP_CODEC, new ClientHttpCodec(clientDecoderConfig()));
-        addRequestPath(p, chain, false);
+        RequestTimeouts timeouts = new RequestTimeouts(server.requestTimeoutMs(), server.idleTimeoutMs());
+        p.addLast(PipelineNames.REQUEST_TIMEOUTS, timeouts);
+        p.addLast(PipelineNames.CHUNK_FRAMES, ChunkFrameUnwrapper.INSTANCE);
+        p.addLast(PipelineNames.HTTP_CODEC, new ClientHttpCodec(clientDecoderConfig()));
+        addRequestPath(p, false);
     }
 
     /** How a client's HTTP/1.1 requests are read: their limits, and headers checked as they are decoded. */
@@ -214,14 +212,14 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     }
 
     /**
-     * The request path as one pipeline handler ({@link HandlerChain}): after the handlers {@code chain} already holds
-     * (the HTTP/1.1 codec or the HTTP/2 stream's, with their timeouts), the answer boundary to the exchange; the same
-     * on an HTTP/1.1 connection and an HTTP/2 stream except for the pipelining gate, which only HTTP/1.1 has (an
+     * The request path, from the answer boundary to the exchange, as one pipeline handler ({@link HandlerChain}); the
+     * same on an HTTP/1.1 connection and an HTTP/2 stream except for the pipelining gate, which only HTTP/1.1 has (an
      * HTTP/2 stream carries one request). Answers are written from the body aggregator's place ({@link AnswerStart}):
      * every handler after it is inbound only.
      */
-    private void addRequestPath(ChannelPipeline p, HandlerChain.Builder chain, boolean http2Stream) {
-        chain.add(PipelineNames.ANSWER_BOUNDARY, answerBoundary)
+    private void addRequestPath(ChannelPipeline p, boolean http2Stream) {
+        HandlerChain.Builder chain = HandlerChain.builder()
+                .add(PipelineNames.ANSWER_BOUNDARY, answerBoundary)
                 .add(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator(http2Stream))
                 .add(PipelineNames.STREAM_GUARD, new StreamGuard())
                 .add(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver())
@@ -308,9 +306,9 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         }
         // The same watermarks as a connection's: the exchange pauses its upstream past 64 KiB not yet sent.
         stream.config().setWriteBufferWaterMark(new WriteBufferWaterMark(32 * 1024, 64 * 1024));
-        HandlerChain.Builder chain = HandlerChain.builder()
-                .add(PipelineNames.H2_STREAM_CODEC, Http2StreamCodec.INSTANCE)
-                .add(PipelineNames.STREAM_TIMEOUT, new StreamRequestTimeout(gateway.config().server().requestTimeoutMs()));
-        addRequestPath(stream.pipeline(), chain, true);
+        ChannelPipeline p = stream.pipeline();
+        p.addLast(PipelineNames.H2_STREAM_CODEC, Http2StreamCodec.INSTANCE);
+        p.addLast(PipelineNames.STREAM_TIMEOUT, new StreamRequestTimeout(gateway.config().server().requestTimeoutMs()));
+        addRequestPath(p, true);
     }
 }

@@ -1,6 +1,5 @@
 package io.modelgateway.core.server;
 
-import io.modelgateway.core.exchange.HandlerChain;
 import io.modelgateway.core.config.GatewayConfig;
 import io.modelgateway.core.exchange.Exchanges;
 import java.util.function.BooleanSupplier;

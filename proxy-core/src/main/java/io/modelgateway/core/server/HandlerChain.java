@@ -1,4 +1,4 @@
-package io.modelgateway.core.exchange;
+package io.modelgateway.core.server;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -25,10 +25,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Several handlers run as one entry of the channel's pipeline: the gateway's request path (from the client
- * connection's timeouts and HTTP codec, or an HTTP/2 stream's, to the exchange: sixteen or seventeen handlers) is one
- * pipeline handler, so a request, an answer's write and every event on the connection pass between those handlers by
- * a direct call instead of Netty's walk from context to context. The
+ * Several handlers run as one entry of the channel's pipeline: the gateway's request path (the answer boundary to the
+ * exchange, fourteen handlers) is one pipeline handler, so a request, an answer's write and every event on the
+ * connection pass between those handlers by a direct call instead of Netty's walk from context to context. The
  * handlers are unchanged: each gets a context of its own ({@link Link}) that behaves as a pipeline context would
  * for the handlers around it in the chain, and hands on to the real pipeline past the chain's ends.
  *
@@ -76,17 +75,8 @@ public final class HandlerChain extends ChannelDuplexHandler {
     };
 
     private final Link[] links;
-    /** The first link that handles each of the frequent events, the last for the frequent operations; null: none. */
-    private final Link firstRead;
-    private final Link firstReadComplete;
-    private final Link firstUserEvent;
-    private final Link lastWrite;
-    private final Link lastFlush;
-    /** The chain's own context in the real pipeline, and what every link answers from it, read once. */
+    /** The chain's own context in the real pipeline. */
     private ChannelHandlerContext ctx;
-    private Channel channel;
-    private EventExecutor executor;
-    private ChannelPromise voidPromise;
 
     private HandlerChain(List<String> names, List<ChannelHandler> handlers) {
         links = new Link[handlers.size()];
@@ -94,18 +84,6 @@ public final class HandlerChain extends ChannelDuplexHandler {
             ChannelHandler h = handlers.get(i);
             links[i] = new Link(i, names.get(i), h, MASKS.get(h.getClass()));
         }
-        for (Link l : links) {
-            l.nextRead = after(l.index, READ);
-            l.nextReadComplete = after(l.index, READ_COMPLETE);
-            l.nextUserEvent = after(l.index, USER_EVENT);
-            l.previousWrite = before(l.index, WRITE);
-            l.previousFlush = before(l.index, FLUSH);
-        }
-        firstRead = after(-1, READ);
-        firstReadComplete = after(-1, READ_COMPLETE);
-        firstUserEvent = after(-1, USER_EVENT);
-        lastWrite = before(links.length, WRITE);
-        lastFlush = before(links.length, FLUSH);
     }
 
     /** An empty chain to add handlers to, in order. */
@@ -160,12 +138,7 @@ public final class HandlerChain extends ChannelDuplexHandler {
      * chain's link, else in {@code ctx}'s pipeline. Null when there is none.
      */
     public static ChannelHandler find(ChannelHandlerContext ctx, String name) {
-        if (ctx instanceof Link l) {
-            return l.chain().get(name);
-        }
-        ChannelHandler h = ctx.pipeline().get(name);
-        HandlerChain chain = h == null ? ctx.pipeline().get(HandlerChain.class) : null;
-        return chain != null ? chain.get(name) : h;
+        return ctx instanceof Link l ? l.chain().get(name) : ctx.pipeline().get(name);
     }
 
     private Link link(String name) {
@@ -177,34 +150,11 @@ public final class HandlerChain extends ChannelDuplexHandler {
         return null;
     }
 
-    /** The first link after index {@code i} that handles {@code event}, or null. */
-    private Link after(int i, int event) {
-        for (int j = i + 1; j < links.length; j++) {
-            if ((links[j].mask & event) != 0) {
-                return links[j];
-            }
-        }
-        return null;
-    }
-
-    /** The last link before index {@code i} that handles {@code op}, or null. */
-    private Link before(int i, int op) {
-        for (int j = i - 1; j >= 0; j--) {
-            if ((links[j].mask & op) != 0) {
-                return links[j];
-            }
-        }
-        return null;
-    }
-
     // ---- the chain as one handler of the real pipeline: events enter at the first link, operations at the last ----
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
-        this.channel = ctx.channel();
-        this.executor = ctx.executor();
-        this.voidPromise = ctx.voidPromise();
         for (Link l : links) {
             l.handler.handlerAdded(l);
         }
@@ -235,192 +185,224 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
     @Override
     public void channelRegistered(ChannelHandlerContext ctx) {
-        registered(after(-1, REGISTERED));
+        fireRegistered(0);
     }
 
     @Override
     public void channelUnregistered(ChannelHandlerContext ctx) {
-        unregistered(after(-1, UNREGISTERED));
+        fireUnregistered(0);
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        active(after(-1, ACTIVE));
+        fireActive(0);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        inactive(after(-1, INACTIVE));
+        fireInactive(0);
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        deliverRead(firstRead, msg);
+        fireRead(0, msg);
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        readComplete(firstReadComplete);
+        fireReadComplete(0);
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        userEvent(firstUserEvent, evt);
+        fireUserEvent(0, evt);
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        writability(after(-1, WRITABILITY));
+        fireWritability(0);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        exception(after(-1, EXCEPTION), cause);
+        fireException(0, cause);
     }
 
     @Override
     public void bind(ChannelHandlerContext ctx, SocketAddress local, ChannelPromise promise) {
-        bind(before(links.length, BIND), local, promise);
+        bind(links.length - 1, local, promise);
     }
 
     @Override
     public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-        connect(before(links.length, CONNECT), remote, local, promise);
+        connect(links.length - 1, remote, local, promise);
     }
 
     @Override
     public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
-        disconnect(before(links.length, DISCONNECT), promise);
+        disconnect(links.length - 1, promise);
     }
 
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-        close(before(links.length, CLOSE), promise);
+        close(links.length - 1, promise);
     }
 
     @Override
     public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
-        deregister(before(links.length, DEREGISTER), promise);
+        deregister(links.length - 1, promise);
     }
 
     @Override
     public void read(ChannelHandlerContext ctx) {
-        outboundRead(before(links.length, OUTBOUND_READ));
+        read(links.length - 1);
     }
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        write(lastWrite, msg, promise);
+        write(links.length - 1, msg, promise);
     }
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        flush(lastFlush);
+        flush(links.length - 1);
     }
 
-    // ---- calling one link's handler (null: the chain's end, so the real pipeline's next or previous handler) ----
+    // ---- dispatch: the next link from `from` on that handles an event, the previous one from `from` down for an op ----
 
-    private void registered(Link l) {
-        if (l == null) {
+    private int next(int from, int event) {
+        while (from < links.length && (links[from].mask & event) == 0) {
+            from++;
+        }
+        return from;
+    }
+
+    private int previous(int from, int op) {
+        while (from >= 0 && (links[from].mask & op) == 0) {
+            from--;
+        }
+        return from;
+    }
+
+    private void fireRegistered(int from) {
+        int i = next(from, REGISTERED);
+        if (i == links.length) {
             ctx.fireChannelRegistered();
             return;
         }
+        Link l = links[i];
         try {
-            l.in.channelRegistered(l);
+            l.inbound().channelRegistered(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void unregistered(Link l) {
-        if (l == null) {
+    private void fireUnregistered(int from) {
+        int i = next(from, UNREGISTERED);
+        if (i == links.length) {
             ctx.fireChannelUnregistered();
             return;
         }
+        Link l = links[i];
         try {
-            l.in.channelUnregistered(l);
+            l.inbound().channelUnregistered(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void active(Link l) {
-        if (l == null) {
+    private void fireActive(int from) {
+        int i = next(from, ACTIVE);
+        if (i == links.length) {
             ctx.fireChannelActive();
             return;
         }
+        Link l = links[i];
         try {
-            l.in.channelActive(l);
+            l.inbound().channelActive(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void inactive(Link l) {
-        if (l == null) {
+    private void fireInactive(int from) {
+        int i = next(from, INACTIVE);
+        if (i == links.length) {
             ctx.fireChannelInactive();
             return;
         }
+        Link l = links[i];
         try {
-            l.in.channelInactive(l);
+            l.inbound().channelInactive(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void deliverRead(Link l, Object msg) {
-        if (l == null) {
+    private void fireRead(int from, Object msg) {
+        int i = next(from, READ);
+        if (i == links.length) {
             ctx.fireChannelRead(msg);
             return;
         }
+        Link l = links[i];
         try {
-            l.in.channelRead(l, msg);
+            l.inbound().channelRead(l, msg);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void readComplete(Link l) {
-        if (l == null) {
+    private void fireReadComplete(int from) {
+        int i = next(from, READ_COMPLETE);
+        if (i == links.length) {
             ctx.fireChannelReadComplete();
             return;
         }
+        Link l = links[i];
         try {
-            l.in.channelReadComplete(l);
+            l.inbound().channelReadComplete(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void userEvent(Link l, Object evt) {
-        if (l == null) {
+    private void fireUserEvent(int from, Object evt) {
+        int i = next(from, USER_EVENT);
+        if (i == links.length) {
             ctx.fireUserEventTriggered(evt);
             return;
         }
+        Link l = links[i];
         try {
-            l.in.userEventTriggered(l, evt);
+            l.inbound().userEventTriggered(l, evt);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void writability(Link l) {
-        if (l == null) {
+    private void fireWritability(int from) {
+        int i = next(from, WRITABILITY);
+        if (i == links.length) {
             ctx.fireChannelWritabilityChanged();
             return;
         }
+        Link l = links[i];
         try {
-            l.in.channelWritabilityChanged(l);
+            l.inbound().channelWritabilityChanged(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void exception(Link l, Throwable cause) {
-        if (l == null) {
+    private void fireException(int from, Throwable cause) {
+        int i = next(from, EXCEPTION);
+        if (i == links.length) {
             ctx.fireExceptionCaught(cause);
             return;
         }
+        Link l = links[i];
         try {
             l.handler.exceptionCaught(l, cause);
         } catch (Throwable t) {
@@ -428,97 +410,113 @@ public final class HandlerChain extends ChannelDuplexHandler {
         }
     }
 
-    private void bind(Link l, SocketAddress local, ChannelPromise promise) {
-        if (l == null) {
+    private void bind(int from, SocketAddress local, ChannelPromise promise) {
+        int i = previous(from, BIND);
+        if (i < 0) {
             ctx.bind(local, promise);
             return;
         }
+        Link l = links[i];
         try {
-            l.out.bind(l, local, promise);
+            l.outbound().bind(l, local, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void connect(Link l, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-        if (l == null) {
+    private void connect(int from, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+        int i = previous(from, CONNECT);
+        if (i < 0) {
             ctx.connect(remote, local, promise);
             return;
         }
+        Link l = links[i];
         try {
-            l.out.connect(l, remote, local, promise);
+            l.outbound().connect(l, remote, local, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void disconnect(Link l, ChannelPromise promise) {
-        if (l == null) {
+    private void disconnect(int from, ChannelPromise promise) {
+        int i = previous(from, DISCONNECT);
+        if (i < 0) {
             ctx.disconnect(promise);
             return;
         }
+        Link l = links[i];
         try {
-            l.out.disconnect(l, promise);
+            l.outbound().disconnect(l, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void close(Link l, ChannelPromise promise) {
-        if (l == null) {
+    private void close(int from, ChannelPromise promise) {
+        int i = previous(from, CLOSE);
+        if (i < 0) {
             ctx.close(promise);
             return;
         }
+        Link l = links[i];
         try {
-            l.out.close(l, promise);
+            l.outbound().close(l, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void deregister(Link l, ChannelPromise promise) {
-        if (l == null) {
+    private void deregister(int from, ChannelPromise promise) {
+        int i = previous(from, DEREGISTER);
+        if (i < 0) {
             ctx.deregister(promise);
             return;
         }
+        Link l = links[i];
         try {
-            l.out.deregister(l, promise);
+            l.outbound().deregister(l, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void outboundRead(Link l) {
-        if (l == null) {
+    private void read(int from) {
+        int i = previous(from, OUTBOUND_READ);
+        if (i < 0) {
             ctx.read();
             return;
         }
+        Link l = links[i];
         try {
-            l.out.read(l);
+            l.outbound().read(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
     }
 
-    private void write(Link l, Object msg, ChannelPromise promise) {
-        if (l == null) {
+    private void write(int from, Object msg, ChannelPromise promise) {
+        int i = previous(from, WRITE);
+        if (i < 0) {
             ctx.write(msg, promise);
             return;
         }
+        Link l = links[i];
         try {
-            l.out.write(l, msg, promise);
+            l.outbound().write(l, msg, promise);
         } catch (Throwable t) {
             failed(promise, t);
         }
     }
 
-    private void flush(Link l) {
-        if (l == null) {
+    private void flush(int from) {
+        int i = previous(from, FLUSH);
+        if (i < 0) {
             ctx.flush();
             return;
         }
+        Link l = links[i];
         try {
-            l.out.flush(l);
+            l.outbound().flush(l);
         } catch (Throwable t) {
             l.handlerFailed(t);
         }
@@ -578,34 +576,32 @@ public final class HandlerChain extends ChannelDuplexHandler {
     /**
      * One handler's context inside the chain: events it fires go on to the next handler in the chain (or past the
      * chain), operations it starts to the previous one (or below the chain); everything else is the chain's own
-     * context's. The neighbours for the frequent events and operations are found once, when the chain is built.
+     * context's.
      */
     final class Link implements ChannelHandlerContext {
         private final int index;
         private final String name;
         private final ChannelHandler handler;
-        /** The handler as each kind, or null when it is not of that kind (then the mask has none of its events). */
-        private final ChannelInboundHandler in;
-        private final ChannelOutboundHandler out;
         private final int mask;
-        private Link nextRead;
-        private Link nextReadComplete;
-        private Link nextUserEvent;
-        private Link previousWrite;
-        private Link previousFlush;
         private boolean removed;
 
         Link(int index, String name, ChannelHandler handler, int mask) {
             this.index = index;
             this.name = name;
             this.handler = handler;
-            this.in = handler instanceof ChannelInboundHandler h ? h : null;
-            this.out = handler instanceof ChannelOutboundHandler h ? h : null;
             this.mask = mask;
         }
 
         HandlerChain chain() {
             return HandlerChain.this;
+        }
+
+        ChannelInboundHandler inbound() {
+            return (ChannelInboundHandler) handler;
+        }
+
+        ChannelOutboundHandler outbound() {
+            return (ChannelOutboundHandler) handler;
         }
 
         /** As Netty does for a handler that throws from an event: its own exceptionCaught is told. */
@@ -618,17 +614,17 @@ public final class HandlerChain extends ChannelDuplexHandler {
         }
 
         private boolean inLoop() {
-            return executor.inEventLoop();
+            return ctx.executor().inEventLoop();
         }
 
         @Override
         public Channel channel() {
-            return channel;
+            return ctx.channel();
         }
 
         @Override
         public EventExecutor executor() {
-            return executor;
+            return ctx.executor();
         }
 
         @Override
@@ -648,40 +644,60 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
         @Override
         public ChannelHandlerContext fireChannelRegistered() {
-            run(() -> registered(after(index, REGISTERED)));
+            if (inLoop()) {
+                fireRegistered(index + 1);
+            } else {
+                executor().execute(() -> fireRegistered(index + 1));
+            }
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireChannelUnregistered() {
-            run(() -> unregistered(after(index, UNREGISTERED)));
+            if (inLoop()) {
+                fireUnregistered(index + 1);
+            } else {
+                executor().execute(() -> fireUnregistered(index + 1));
+            }
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireChannelActive() {
-            run(() -> active(after(index, ACTIVE)));
+            if (inLoop()) {
+                fireActive(index + 1);
+            } else {
+                executor().execute(() -> fireActive(index + 1));
+            }
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireChannelInactive() {
-            run(() -> inactive(after(index, INACTIVE)));
+            if (inLoop()) {
+                fireInactive(index + 1);
+            } else {
+                executor().execute(() -> fireInactive(index + 1));
+            }
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireExceptionCaught(Throwable cause) {
-            run(() -> exception(after(index, EXCEPTION), cause));
+            if (inLoop()) {
+                fireException(index + 1, cause);
+            } else {
+                executor().execute(() -> fireException(index + 1, cause));
+            }
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireUserEventTriggered(Object evt) {
             if (inLoop()) {
-                userEvent(nextUserEvent, evt);
+                fireUserEvent(index + 1, evt);
             } else {
-                executor().execute(() -> userEvent(nextUserEvent, evt));
+                executor().execute(() -> fireUserEvent(index + 1, evt));
             }
             return this;
         }
@@ -689,9 +705,9 @@ public final class HandlerChain extends ChannelDuplexHandler {
         @Override
         public ChannelHandlerContext fireChannelRead(Object msg) {
             if (inLoop()) {
-                deliverRead(nextRead, msg);
+                fireRead(index + 1, msg);
             } else {
-                executor().execute(() -> deliverRead(nextRead, msg));
+                executor().execute(() -> fireRead(index + 1, msg));
             }
             return this;
         }
@@ -699,22 +715,30 @@ public final class HandlerChain extends ChannelDuplexHandler {
         @Override
         public ChannelHandlerContext fireChannelReadComplete() {
             if (inLoop()) {
-                readComplete(nextReadComplete);
+                fireReadComplete(index + 1);
             } else {
-                executor().execute(() -> readComplete(nextReadComplete));
+                executor().execute(() -> fireReadComplete(index + 1));
             }
             return this;
         }
 
         @Override
         public ChannelHandlerContext fireChannelWritabilityChanged() {
-            run(() -> writability(after(index, WRITABILITY)));
+            if (inLoop()) {
+                fireWritability(index + 1);
+            } else {
+                executor().execute(() -> fireWritability(index + 1));
+            }
             return this;
         }
 
         @Override
         public ChannelFuture bind(SocketAddress local, ChannelPromise promise) {
-            run(() -> HandlerChain.this.bind(before(index, BIND), local, promise));
+            if (inLoop()) {
+                HandlerChain.this.bind(index - 1, local, promise);
+            } else {
+                executor().execute(() -> HandlerChain.this.bind(index - 1, local, promise));
+            }
             return promise;
         }
 
@@ -725,40 +749,60 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
         @Override
         public ChannelFuture connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-            run(() -> HandlerChain.this.connect(before(index, CONNECT), remote, local, promise));
+            if (inLoop()) {
+                HandlerChain.this.connect(index - 1, remote, local, promise);
+            } else {
+                executor().execute(() -> HandlerChain.this.connect(index - 1, remote, local, promise));
+            }
             return promise;
         }
 
         @Override
         public ChannelFuture disconnect(ChannelPromise promise) {
-            run(() -> HandlerChain.this.disconnect(before(index, DISCONNECT), promise));
+            if (inLoop()) {
+                HandlerChain.this.disconnect(index - 1, promise);
+            } else {
+                executor().execute(() -> HandlerChain.this.disconnect(index - 1, promise));
+            }
             return promise;
         }
 
         @Override
         public ChannelFuture close(ChannelPromise promise) {
-            run(() -> HandlerChain.this.close(before(index, CLOSE), promise));
+            if (inLoop()) {
+                HandlerChain.this.close(index - 1, promise);
+            } else {
+                executor().execute(() -> HandlerChain.this.close(index - 1, promise));
+            }
             return promise;
         }
 
         @Override
         public ChannelFuture deregister(ChannelPromise promise) {
-            run(() -> HandlerChain.this.deregister(before(index, DEREGISTER), promise));
+            if (inLoop()) {
+                HandlerChain.this.deregister(index - 1, promise);
+            } else {
+                executor().execute(() -> HandlerChain.this.deregister(index - 1, promise));
+            }
             return promise;
         }
 
         @Override
         public ChannelHandlerContext read() {
-            run(() -> outboundRead(before(index, OUTBOUND_READ)));
+            if (inLoop()) {
+                HandlerChain.this.read(index - 1);
+            } else {
+                executor().execute(() -> HandlerChain.this.read(index - 1));
+            }
             return this;
         }
 
         @Override
         public ChannelFuture write(Object msg, ChannelPromise promise) {
             if (inLoop()) {
-                HandlerChain.this.write(previousWrite, msg, promise);
+                HandlerChain.this.write(index - 1, msg, promise);
             } else {
-                executor().execute(() -> HandlerChain.this.write(previousWrite, msg, promise));
+                executor().execute(() -> HandlerChain.this.write(index - 1, msg, promise));
             }
             return promise;
         }
@@ -766,9 +810,9 @@ public final class HandlerChain extends ChannelDuplexHandler {
         @Override
         public ChannelHandlerContext flush() {
             if (inLoop()) {
-                HandlerChain.this.flush(previousFlush);
+                HandlerChain.this.flush(index - 1);
             } else {
-                executor().execute(() -> HandlerChain.this.flush(previousFlush));
+                executor().execute(() -> HandlerChain.this.flush(index - 1));
             }
             return this;
         }
@@ -776,24 +820,15 @@ public final class HandlerChain extends ChannelDuplexHandler {
         @Override
         public ChannelFuture writeAndFlush(Object msg, ChannelPromise promise) {
             if (inLoop()) {
-                HandlerChain.this.write(previousWrite, msg, promise);
-                HandlerChain.this.flush(previousFlush);
+                HandlerChain.this.write(index - 1, msg, promise);
+                HandlerChain.this.flush(index - 1);
             } else {
                 executor().execute(() -> {
-                    HandlerChain.this.write(previousWrite, msg, promise);
-                    HandlerChain.this.flush(previousFlush);
+                    HandlerChain.this.write(index - 1, msg, promise);
+                    HandlerChain.this.flush(index - 1);
                 });
             }
             return promise;
-        }
-
-        /** The less frequent events and operations: on the loop now, or queued to it. */
-        private void run(Runnable call) {
-            if (inLoop()) {
-                call.run();
-            } else {
-                executor().execute(call);
-            }
         }
 
         @Override
@@ -828,22 +863,22 @@ public final class HandlerChain extends ChannelDuplexHandler {
 
         @Override
         public ChannelPromise voidPromise() {
-            return voidPromise;
+            return ctx.voidPromise();
         }
 
         @Override
         public <T> Attribute<T> attr(AttributeKey<T> key) {
-            return channel.attr(key);
+            return ctx.channel().attr(key);
         }
 
         @Override
         public <T> boolean hasAttr(AttributeKey<T> key) {
-            return channel.hasAttr(key);
+            return ctx.channel().hasAttr(key);
         }
 
         @Override
         public String toString() {
-            return "HandlerChain.Link(" + name + ", " + channel + ")";
+            return "HandlerChain.Link(" + name + ", " + ctx.channel() + ")";
         }
     }
 }

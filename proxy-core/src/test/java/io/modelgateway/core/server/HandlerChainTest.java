@@ -1,4 +1,4 @@
-package io.modelgateway.core.exchange;
+package io.modelgateway.core.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
