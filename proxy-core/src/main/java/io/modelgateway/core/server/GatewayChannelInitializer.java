@@ -38,7 +38,6 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  * <pre>
  *   request-timeouts  raw bytes: 408 for a request trickled in too slowly, close when idle too long
  *   http-codec        HTTP/1.1 bytes ⇄ HttpObjects, ClientHttpCodec (header and line limits → decoder failures)
- *   request-path      one pipeline handler, a {@link HandlerChain} of the handlers below (direct calls between them):
  *   answer-boundary   tells the whole pipeline when a request was read whole and its answer written whole
  *   head-validator    HTTP version (505), Host (400), absolute-form target → its path
  *   stream-guard      keep-alive pings on idle streams (GD-11); ends answers cleanly when draining
@@ -55,8 +54,7 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  *   exchange          route to a deployment, forward (retries, fallbacks), stream the answer back
  * </pre>
  * Each request step either lets the request go on, adding what it learned to it, or answers it in the caller's
- * style and releases it; the exchange step is the terminal one. Each handler of the request path sees the events
- * and operations it would see as a pipeline handler of its own; the chain spares the pipeline's walk between them.
+ * style and releases it; the exchange step is the terminal one.
  *
  * <p>Before the protocol is known: on a TLS listener {@code tls} (the {@link ServerTls}'s current context) and
  * {@code alpn}, which builds the HTTP/1.1 pipeline above or the HTTP/2 one below once the handshake agreed on one;
@@ -68,7 +66,7 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  *               → h2-flush (the streams' flushes of one turn of the event loop as one)
  *               → h2-connection (idle timeout, SETTINGS / PING flood, drain → GOAWAY) → h2-multiplex (one channel per stream)
  *   stream:     h2-stream-codec (frames ⇄ HttpObjects) → stream-timeout (408 for a body trickled in)
- *               → request-path (answer-boundary → head-validator → … → body-aggregator → metrics → … → exchange)
+ *               → answer-boundary → head-validator → … → body-aggregator → metrics → … → exchange
  *               (no pipelining gate: a stream carries one request)
  * </pre>
  * A stream's writability follows its flow-control window (and the connection's), so an exchange's backpressure
@@ -120,6 +118,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         public void http1(ChannelHandlerContext ctx) {
             ServerConfig server = gateway.config().server();
             addHttpHandlers(ctx.pipeline(), server);
+            addRequestHandlers(ctx.pipeline());
         }
     };
 
@@ -173,6 +172,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
             p.addLast(PipelineNames.H2C_DETECTOR, new PriorKnowledgeDetector(protocols, server.requestTimeoutMs()));
         } else {
             addHttpHandlers(p, server);
+            addRequestHandlers(p);
         }
     }
 
@@ -198,7 +198,7 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         p.addLast(PipelineNames.REQUEST_TIMEOUTS, timeouts);
         p.addLast(PipelineNames.CHUNK_FRAMES, ChunkFrameUnwrapper.INSTANCE);
         p.addLast(PipelineNames.HTTP_CODEC, new ClientHttpCodec(clientDecoderConfig()));
-        addRequestPath(p, false);
+        addAnswerHandlers(p, false);
     }
 
     /** How a client's HTTP/1.1 requests are read: their limits, and headers checked as they are decoded. */
@@ -212,34 +212,20 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     }
 
     /**
-     * The request path, from the answer boundary to the exchange, as one pipeline handler ({@link HandlerChain}); the
-     * same on an HTTP/1.1 connection and an HTTP/2 stream except for the pipelining gate, which only HTTP/1.1 has (an
-     * HTTP/2 stream carries one request). Answers are written from the body aggregator's place ({@link AnswerStart}):
-     * every handler after it is inbound only.
+     * From the answer boundary to the body aggregator, the same on an HTTP/1.1 connection and an HTTP/2 stream; then,
+     * on HTTP/1.1 only, the pipelining gate (an HTTP/2 stream carries one request).
      */
-    private void addRequestPath(ChannelPipeline p, boolean http2Stream) {
-        HandlerChain.Builder chain = HandlerChain.builder()
-                .add(PipelineNames.ANSWER_BOUNDARY, answerBoundary)
-                .add(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator(http2Stream))
-                .add(PipelineNames.STREAM_GUARD, new StreamGuard())
-                .add(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver())
-                .add(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
+    private void addAnswerHandlers(ChannelPipeline p, boolean http2Stream) {
+        p.addLast(PipelineNames.ANSWER_BOUNDARY, answerBoundary);
+        p.addLast(PipelineNames.HEAD_VALIDATOR, new RequestHeadValidator(http2Stream));
+        p.addLast(PipelineNames.STREAM_GUARD, new StreamGuard());
+        p.addLast(PipelineNames.RESPONSE_OBSERVER, new ResponseObserver());
+        p.addLast(PipelineNames.BODY_AGGREGATOR, new RequestBodyAggregator(maxBodyBytes));
+        // What follows is inbound only (the request steps): answers are written from here on.
+        p.channel().attr(AnswerStart.KEY).set(p.context(PipelineNames.BODY_AGGREGATOR));
         if (!http2Stream) {
-            chain.add(PipelineNames.PIPELINING_GATE, new PipeliningGate());
+            p.addLast(PipelineNames.PIPELINING_GATE, new PipeliningGate());
         }
-        if (metrics != null) {
-            chain.add(PipelineNames.METRICS, metrics);
-        }
-        chain.add(PipelineNames.ROUTER, router)
-                .add(PipelineNames.AUTHENTICATOR, authenticator)
-                .add(PipelineNames.MODEL_LIST, modelList)
-                .add(PipelineNames.REQUEST_VALIDATOR, validator)
-                .add(PipelineNames.MODEL_RESOLVER, resolver)
-                .add(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiters(), gateway.spend(), gateway.exchanges()))
-                .add(PipelineNames.EXCHANGE, new ExchangeStarter(gateway.routing(), gateway.planner(), gateway.exchanges()));
-        HandlerChain built = chain.build();
-        p.addLast(PipelineNames.REQUEST_PATH, built);
-        p.channel().attr(AnswerStart.KEY).set(built.context(PipelineNames.BODY_AGGREGATOR));
     }
 
     /** The connection pipeline of HTTP/2 (after {@code tls} or in place of the h2c detector). */
@@ -309,6 +295,20 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
         ChannelPipeline p = stream.pipeline();
         p.addLast(PipelineNames.H2_STREAM_CODEC, Http2StreamCodec.INSTANCE);
         p.addLast(PipelineNames.STREAM_TIMEOUT, new StreamRequestTimeout(gateway.config().server().requestTimeoutMs()));
-        addRequestPath(p, true);
+        addAnswerHandlers(p, true);
+        addRequestHandlers(p);
+    }
+
+    private void addRequestHandlers(ChannelPipeline p) {
+        if (metrics != null) {
+            p.addLast(PipelineNames.METRICS, metrics);
+        }
+        p.addLast(PipelineNames.ROUTER, router);
+        p.addLast(PipelineNames.AUTHENTICATOR, authenticator);
+        p.addLast(PipelineNames.MODEL_LIST, modelList);
+        p.addLast(PipelineNames.REQUEST_VALIDATOR, validator);
+        p.addLast(PipelineNames.MODEL_RESOLVER, resolver);
+        p.addLast(PipelineNames.LIMIT_CHECK, new LimitCheck(gateway.limiters(), gateway.spend(), gateway.exchanges()));
+        p.addLast(PipelineNames.EXCHANGE, new ExchangeStarter(gateway.routing(), gateway.planner(), gateway.exchanges()));
     }
 }

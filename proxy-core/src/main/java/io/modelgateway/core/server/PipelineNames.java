@@ -1,6 +1,6 @@
 package io.modelgateway.core.server;
 
-/** Every handler's name in the server pipeline (and in its request path's chain), in order. */
+/** Every handler's name in the server pipeline, in pipeline order. */
 public final class PipelineNames {
     /** TLS listener: the TLS handler, then the ALPN step that builds the protocol's pipeline. */
     public static final String TLS = "tls";
@@ -23,11 +23,6 @@ public final class PipelineNames {
     /** Unwraps the stream chunks the gateway frames itself ({@code ChunkFrame}), below the codec. */
     public static final String CHUNK_FRAMES = io.modelgateway.core.exchange.ChunkFrame.HANDLER;
     public static final String HTTP_CODEC = "http-codec";
-    /**
-     * The request path as one pipeline handler ({@link HandlerChain}); the names after it are those of the handlers
-     * inside it, in its order.
-     */
-    public static final String REQUEST_PATH = "request-path";
     public static final String ANSWER_BOUNDARY = "answer-boundary";
     public static final String HEAD_VALIDATOR = "head-validator";
     public static final String STREAM_GUARD = "stream-guard";

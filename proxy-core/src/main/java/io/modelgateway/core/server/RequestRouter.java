@@ -116,7 +116,7 @@ public final class RequestRouter extends ChannelInboundHandlerAdapter {
             GatewayRequest gr = new GatewayRequest(request, endpoint, style, requestId, keepAlive, start);
             gr.config(cfg);
             exchanges.begin(gr);
-            ResponseObserver responses = (ResponseObserver) HandlerChain.find(ctx, PipelineNames.RESPONSE_OBSERVER);
+            ResponseObserver responses = (ResponseObserver) ctx.pipeline().get(PipelineNames.RESPONSE_OBSERVER);
             if (responses != null) {
                 responses.expect(gr.record());
             }
