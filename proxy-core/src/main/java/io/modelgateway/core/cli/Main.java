@@ -48,20 +48,8 @@ public final class Main {
         }
     }
 
-    /**
-     * Netty 4.2's default buffer allocator is its adaptive one; the gateway uses the pooled one (per-thread caches of
-     * recently freed buffers by size), unless the JVM was started with {@code -Dio.netty.allocator.type=…}. Must run
-     * before any Netty buffer class is loaded.
-     */
-    public static void allocatorDefault() {
-        if (System.getProperty("io.netty.allocator.type") == null) {
-            System.setProperty("io.netty.allocator.type", "pooled");
-        }
-    }
-
     public static void main(String[] args) throws Exception {
         leakSamplingDefault();
-        allocatorDefault();
         if (args.length > 0 && args[0].equals("hash-key")) {
             System.exit(HashKeyCommand.run(Arrays.copyOfRange(args, 1, args.length), System.in, System.out,
                     System.err, System.getenv()));
