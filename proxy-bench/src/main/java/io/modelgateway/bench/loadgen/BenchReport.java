@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -32,6 +33,8 @@ import java.util.stream.Stream;
 public final class BenchReport {
     private static final Pattern RESULT = Pattern.compile("(.+)\\.([a-z0-9-]+)\\.r(\\d+)\\.json");
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The round a result file holds (from its name), added to its JSON as read. */
+    private static final String ROUND = "bench_round";
 
     private BenchReport() {
     }
@@ -112,7 +115,21 @@ public final class BenchReport {
      */
     record Row(String target, int rounds, double rps, double rpsMin, double rpsMax, double p50Ms, double p99Ms,
                double ttftP50Ms, double eventsPerSecond, double cpuUsPerRequest, long errors,
-               double allocBytesPerRequest, double allocBytesPerEvent, double askedRate) {
+               double allocBytesPerRequest, double allocBytesPerEvent, double askedRate, Map<Integer, Round> byRound) {
+
+        Row(String target, int rounds, double rps, double rpsMin, double rpsMax, double p50Ms, double p99Ms,
+                double ttftP50Ms, double eventsPerSecond, double cpuUsPerRequest, long errors,
+                double allocBytesPerRequest, double allocBytesPerEvent, double askedRate) {
+            this(target, rounds, rps, rpsMin, rpsMax, p50Ms, p99Ms, ttftP50Ms, eventsPerSecond, cpuUsPerRequest, errors,
+                    allocBytesPerRequest, allocBytesPerEvent, askedRate, Map.of());
+        }
+    }
+
+    /**
+     * One measured round of one target: its CPU per request (-1 when not measured) and its stream events per request
+     * (0 on a non-stream workload).
+     */
+    record Round(double cpuUsPerRequest, double eventsPerRequest) {
     }
 
     static String render(Path dir) throws IOException {
@@ -181,6 +198,10 @@ public final class BenchReport {
                 gw.rps() / nginx.rps()));
         if (gw.cpuUsPerRequest() > 0 && nginx.cpuUsPerRequest() > 0) {
             sb.append(String.format(Locale.ROOT, ", CPU/request %.2f×", gw.cpuUsPerRequest() / nginx.cpuUsPerRequest()));
+            if (streams && cpuPerEvent(gw) > 0 && cpuPerEvent(nginx) > 0) {
+                sb.append(String.format(Locale.ROOT, ", CPU/event %.2f×", cpuPerEvent(gw) / cpuPerEvent(nginx)));
+            }
+            sb.append(roundRatios(gw, nginx, streams));
         }
         if (streams && nginx.eventsPerSecond() > 0) {
             sb.append(String.format(Locale.ROOT, ", events/s %.2f×", gw.eventsPerSecond() / nginx.eventsPerSecond()));
@@ -194,6 +215,34 @@ public final class BenchReport {
             }
         }
         return sb.append('\n').toString();
+    }
+
+    /**
+     * The CPU ratio of each round on its own (per event on a stream workload), in round order: the bench alternates
+     * the targets within a round, so these pair measurements made minutes apart at most, and how far they spread is
+     * how far the run's ratio can be trusted. Empty with fewer than two rounds both targets measured.
+     */
+    static String roundRatios(Row gw, Row nginx, boolean streams) {
+        StringBuilder sb = new StringBuilder();
+        int n = 0;
+        for (Map.Entry<Integer, Round> e : gw.byRound().entrySet()) {
+            Round g = e.getValue();
+            Round x = nginx.byRound().get(e.getKey());
+            if (x == null || g.cpuUsPerRequest() <= 0 || x.cpuUsPerRequest() <= 0) {
+                continue;
+            }
+            double ratio;
+            if (streams) {
+                if (g.eventsPerRequest() <= 0 || x.eventsPerRequest() <= 0) {
+                    continue;
+                }
+                ratio = (g.cpuUsPerRequest() / g.eventsPerRequest()) / (x.cpuUsPerRequest() / x.eventsPerRequest());
+            } else {
+                ratio = g.cpuUsPerRequest() / x.cpuUsPerRequest();
+            }
+            sb.append(n++ == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2f×", ratio));
+        }
+        return n < 2 ? "" : " (by round: " + sb + ")";
     }
 
     /**
@@ -352,9 +401,11 @@ public final class BenchReport {
             if (!m.matches()) {
                 continue;
             }
+            ObjectNode node = (ObjectNode) JSON.readTree(f.toFile());
+            node.put(ROUND, Integer.parseInt(m.group(3)));
             raw.computeIfAbsent(m.group(1), k -> new LinkedHashMap<>())
                     .computeIfAbsent(m.group(2), k -> new ArrayList<>())
-                    .add(JSON.readTree(f.toFile()));
+                    .add(node);
         }
         Map<String, Map<String, List<JsonNode>>> sorted = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, List<JsonNode>>> w : raw.entrySet()) {
@@ -388,9 +439,14 @@ public final class BenchReport {
         int allocRuns = 0;
         long errors = 0;
         double askedRate = 0;
+        Map<Integer, Round> byRound = new TreeMap<>();
         for (JsonNode r : runs) {
             askedRate = r.path("rate").asDouble(0);
             double v = r.path("requests_per_second").asDouble();
+            double roundEps = r.path("events_per_second").asDouble();
+            byRound.put(r.path(ROUND).asInt(byRound.size() + 1), new Round(
+                    r.path("cpu").has("cpu_us_per_request") ? r.path("cpu").path("cpu_us_per_request").asDouble() : -1,
+                    v > 0 ? roundEps / v : 0));
             rps += v;
             min = Math.min(min, v);
             max = Math.max(max, v);
@@ -412,7 +468,7 @@ public final class BenchReport {
         int n = runs.size();
         return new Row(target, n, rps / n, min, max, p50 / n, p99 / n, ttft / n, eps / n,
                 cpuRuns == 0 ? -1 : cpu / cpuRuns, errors, allocRuns == 0 ? -1 : allocRequest / allocRuns,
-                allocRuns == 0 || allocEvent < 0 ? -1 : allocEvent / allocRuns, askedRate);
+                allocRuns == 0 || allocEvent < 0 ? -1 : allocEvent / allocRuns, askedRate, byRound);
     }
 
     private static ObjectNode summaryJson(Path dir) throws IOException {

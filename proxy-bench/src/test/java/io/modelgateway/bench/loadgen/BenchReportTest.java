@@ -102,6 +102,42 @@ class BenchReportTest {
                 .doesNotContain("other / nginx");
     }
 
+    @Test
+    void render_givesEachRoundsRatioBesideTheMeans(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"), "chat64\tnon-stream chat\n"
+                + "stream64p\tchat stream, one event per write (paced)\n");
+        // Rounds written out of order, and a tenth round: the pairs are made by round number, not by file order.
+        for (int round : new int[] {10, 2, 1}) {
+            java.nio.file.Files.writeString(dir.resolve("chat64.nginx.r" + round + ".json"),
+                    round(20_000, round == 10 ? 30.0 : 40.0, 0));
+            java.nio.file.Files.writeString(dir.resolve("chat64.gateway-jdk25.r" + round + ".json"),
+                    round(15_000, round == 1 ? 60.0 : round == 2 ? 80.0 : 45.0, 0));
+        }
+        // Paced: nginx passes 50 events per stream, the gateway 48 (it drops the usage chunk it asked for).
+        java.nio.file.Files.writeString(dir.resolve("stream64p.nginx.r1.json"), round(600, 1000.0, 30_000));
+        java.nio.file.Files.writeString(dir.resolve("stream64p.nginx.r2.json"), round(600, 1100.0, 30_000));
+        java.nio.file.Files.writeString(dir.resolve("stream64p.gateway-jdk25.r1.json"), round(600, 1152.0, 28_800));
+        java.nio.file.Files.writeString(dir.resolve("stream64p.gateway-jdk25.r2.json"), round(600, 1320.0, 28_800));
+        // A target with one round has no spread to show.
+        java.nio.file.Files.writeString(dir.resolve("stream64p.gateway-base-abc.r1.json"), round(600, 1200.0, 28_800));
+
+        String out = BenchReport.render(dir);
+
+        // means 61.7 / 36.7 µs; rounds 60/40, 80/40, 45/30
+        assertThat(out).contains("gateway-jdk25 / nginx: req/s 0.75×, CPU/request 1.68× (by round: 1.50×, 2.00×, 1.50×)");
+        // per event: rounds 24.0/20.0 and 27.5/22.0 µs; the means 25.75/21.0
+        assertThat(out).contains("gateway-jdk25 / nginx: req/s 1.00×, CPU/request 1.18×, CPU/event 1.23× "
+                + "(by round: 1.20×, 1.25×)");
+        assertThat(out).contains("gateway-base-abc / nginx: req/s 1.00×, CPU/request 1.14×, CPU/event 1.19×, events/s");
+    }
+
+    private static String round(double rps, double cpuUs, double eventsPerSecond) {
+        return "{\"requests\":1000,\"requests_per_second\":" + rps + ",\"events_per_second\":" + eventsPerSecond
+                + ",\"errors\":0,\"warmup_errors\":0,\"latency_us\":{\"p50\":1000,\"p99\":2000},"
+                + "\"cpu\":{\"cpu_us_per_request\":" + cpuUs + "}}";
+    }
+
     private static void closedLoop(java.nio.file.Path dir, String target, double rps, double cpuUs)
             throws java.io.IOException {
         java.nio.file.Files.writeString(dir.resolve("chat64." + target + ".r1.json"), "{\"requests\":1000,"
