@@ -116,13 +116,6 @@ public final class BenchReport {
     record Row(String target, int rounds, double rps, double rpsMin, double rpsMax, double p50Ms, double p99Ms,
                double ttftP50Ms, double eventsPerSecond, double cpuUsPerRequest, long errors,
                double allocBytesPerRequest, double allocBytesPerEvent, double askedRate, Map<Integer, Round> byRound) {
-
-        Row(String target, int rounds, double rps, double rpsMin, double rpsMax, double p50Ms, double p99Ms,
-                double ttftP50Ms, double eventsPerSecond, double cpuUsPerRequest, long errors,
-                double allocBytesPerRequest, double allocBytesPerEvent, double askedRate) {
-            this(target, rounds, rps, rpsMin, rpsMax, p50Ms, p99Ms, ttftP50Ms, eventsPerSecond, cpuUsPerRequest, errors,
-                    allocBytesPerRequest, allocBytesPerEvent, askedRate, Map.of());
-        }
     }
 
     /**
@@ -444,7 +437,7 @@ public final class BenchReport {
             askedRate = r.path("rate").asDouble(0);
             double v = r.path("requests_per_second").asDouble();
             double roundEps = r.path("events_per_second").asDouble();
-            byRound.put(r.path(ROUND).asInt(byRound.size() + 1), new Round(
+            byRound.put(r.path(ROUND).asInt(), new Round(
                     r.path("cpu").has("cpu_us_per_request") ? r.path("cpu").path("cpu_us_per_request").asDouble() : -1,
                     v > 0 ? roundEps / v : 0));
             rps += v;

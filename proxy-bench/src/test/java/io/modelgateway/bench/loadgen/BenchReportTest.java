@@ -12,7 +12,8 @@ class BenchReportTest {
     }
 
     private static Row openRow(String target, double rps, double p50Ms, double cpuUs, long errors, double askedRate) {
-        return new Row(target, 2, rps, rps, rps, p50Ms, 2 * p50Ms, 0, 0, cpuUs, errors, -1, -1, askedRate);
+        return new Row(target, 2, rps, rps, rps, p50Ms, 2 * p50Ms, 0, 0, cpuUs, errors, -1, -1, askedRate,
+                java.util.Map.of());
     }
 
     @Test
