@@ -13,6 +13,7 @@ import io.modelgateway.core.exchange.ArrayHttpHeaders;
 import io.modelgateway.core.exchange.AnswerStart;
 import io.modelgateway.core.exchange.AttemptHook;
 import io.modelgateway.core.exchange.ChunkFrame;
+import io.modelgateway.core.exchange.ChunkOut;
 import io.modelgateway.core.exchange.ExchangeRecord;
 import io.modelgateway.core.exchange.Usd;
 import io.modelgateway.core.config.KeyConfig;
@@ -120,6 +121,8 @@ public final class AnswerWriter {
     private enum Mode { WAITING, RELAY, STREAM, COLLECT, ERROR, DISCARD }
 
     private final ChannelHandlerContext ctx;
+    /** The client channel's allocator (looked up once: a stream asks for it on every read). */
+    private final ByteBufAllocator alloc;
     /** Where writes and flushes start ({@link AnswerStart}): the same handlers as from {@link #ctx}, fewer hops. */
     private final ChannelHandlerContext out;
     private final GatewayRequest request;
@@ -157,10 +160,11 @@ public final class AnswerWriter {
     /** {@link #pending} is a buffer this writer made and copies into (else one chunk's own buffer). */
     private boolean pendingMerged;
     /**
-     * STREAM on an HTTP/1.1 connection with a chunked head: the chunks leave as {@link ChunkFrame}s this writer
-     * frames ({@link #pending} is then always a frame buffer it made), not as contents for the HTTP encoder to frame.
+     * STREAM on an HTTP/1.1 connection with a chunked head: where the chunks this writer frames itself
+     * ({@link ChunkFrame}; {@link #pending} is then always a frame buffer it made) enter the pipeline, below the HTTP
+     * encoder; null otherwise (the chunks go as contents for the encoder to frame).
      */
-    private boolean framesChunks;
+    private ChunkOut chunks;
     /** The stream being relayed (STREAM); null otherwise. */
     private StreamRelay stream;
     /** The body being collected whole (COLLECT, ERROR); null otherwise. */
@@ -183,6 +187,7 @@ public final class AnswerWriter {
             UpstreamLimitsConfig limits, CollectedBudget budget, ResponseTranslator translator,
             boolean withholdUsageChunk, AttemptHook hook, Consumer<Outcome> onDone, Source source) {
         this.ctx = ctx;
+        this.alloc = ctx.alloc();
         this.out = AnswerStart.of(ctx);
         this.request = request;
         this.provider = provider;
@@ -233,7 +238,7 @@ public final class AnswerWriter {
     }
 
     ByteBufAllocator alloc() {
-        return ctx.alloc();
+        return alloc;
     }
 
     /** The caller's style. */
@@ -289,12 +294,12 @@ public final class AnswerWriter {
         if (contentType != null && AsciiString.regionMatches(contentType, true, 0, "text/event-stream", 0, 17)) {
             mode = Mode.STREAM;
             accounting.stream();
-            StreamTranslator streamTranslator = translator == null ? null : translator.newStream(ctx.alloc());
+            StreamTranslator streamTranslator = translator == null ? null : translator.newStream(alloc);
             if (streamTranslator != null && streamTranslator.wantsInputEstimate()) {
                 // 8.9 step 1: the caller's message_start carries the gateway's count of the input (once per answer).
                 streamTranslator.inputEstimate(InputTokenCounter.messagesRequest(request.body()));
             }
-            stream = new StreamRelay(this, new SseEventScanner(ctx.alloc(), limits.maxSseEventBytes()),
+            stream = new StreamRelay(this, new SseEventScanner(alloc, limits.maxSseEventBytes()),
                     streamTranslator, accounting, withholdUsageChunk);
             return; // the head goes out with the first event (GD-24)
         }
@@ -331,7 +336,7 @@ public final class AnswerWriter {
     private CollectedBody collectedBody(int cap, HttpHeaders headers) {
         long announced = HttpUtil.getContentLength(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                 headers), -1L);
-        return new CollectedBody(ctx.alloc(), budget, limits.collectedBudgetBytes(), cap, announced);
+        return new CollectedBody(alloc, budget, limits.collectedBudgetBytes(), cap, announced);
     }
 
     /** A piece of the answer's body ({@code last}: its end). Borrowed: the feeder releases it. */
@@ -369,7 +374,11 @@ public final class AnswerWriter {
     public void readComplete() {
         if (!done && (mode == Mode.RELAY || mode == Mode.STREAM)) {
             writePending();
-            out.flush();
+            if (chunks != null) {
+                chunks.flush(); // the whole channel: what went through the codec this read as well
+            } else {
+                out.flush();
+            }
         }
     }
 
@@ -402,7 +411,7 @@ public final class AnswerWriter {
                 held = piece.retain();
             } else {
                 if (!(held instanceof CompositeByteBuf)) {
-                    CompositeByteBuf pieces = ctx.alloc().compositeBuffer(16);
+                    CompositeByteBuf pieces = alloc.compositeBuffer(16);
                     pieces.addComponent(true, held);
                     held = pieces;
                 }
@@ -659,10 +668,10 @@ public final class AnswerWriter {
         HttpUtil.setKeepAlive(head, request.keepAlive());
         headSent = true;
         write(head);
-        framesChunks = mode == Mode.STREAM && HttpUtil.isTransferEncodingChunked(head)
+        boolean framed = mode == Mode.STREAM && HttpUtil.isTransferEncodingChunked(head)
                 && head.status().code() >= 200 && head.status().code() != 204 && head.status().code() != 304
-                && !HttpMethod.HEAD.equals(request.http().method())
-                && ctx.pipeline().context(ChunkFrame.HANDLER) != null;
+                && !HttpMethod.HEAD.equals(request.http().method());
+        chunks = framed ? ChunkOut.of(ctx.channel()) : null;
     }
 
     /** A whole answer, with the request's headers, written and flushed. */
@@ -700,7 +709,7 @@ public final class AnswerWriter {
      * pieces of a read are merged (always on HTTP/1.1), else kept as a retained slice.
      */
     void writeStreamPiece(ByteBuf buf, int index, int length) {
-        if (mode == Mode.STREAM && (framesChunks || pending != null)) {
+        if (mode == Mode.STREAM && (chunks != null || pending != null)) {
             merge(buf, index, length);
         } else {
             writeStreamPiece(buf.retainedSlice(index, length));
@@ -719,14 +728,15 @@ public final class AnswerWriter {
      * read, not per event. The bytes and their order are the same. The second piece of a read starts one buffer
      * that the pieces are copied into and released: events are small (a few hundred bytes), and a composite of
      * them would cost an object per event twice, its component and, at the socket's gathering write, a
-     * {@code java.nio.ByteBuffer} view of it. On HTTP/1.1 ({@link #framesChunks}) every piece is copied into a buffer
-     * with room for the chunk's size line, which leaves as one {@link ChunkFrame}: one buffer, one outbound entry and
-     * one system call per read, where the HTTP encoder would write three and combine their promises. That buffer is
-     * the event loop's own ({@link #MERGED}) whenever the socket took the last one whole, and the frame is the loop's
-     * too ({@link ChunkFrame#ofLoop}): both stay in the cache, where a new buffer per read would be memory gone cold.
+     * {@code java.nio.ByteBuffer} view of it. On HTTP/1.1 ({@link #chunks}) every piece is copied into a buffer
+     * with room for the chunk's size line, which leaves framed ({@link ChunkFrame}) below the HTTP encoder: one
+     * buffer, one outbound entry and one system call per read, where the encoder would write three and combine their
+     * promises, and no walk through the handlers above it. That buffer is the event loop's own ({@link #MERGED})
+     * whenever the socket took the last one whole: it stays in the cache, where a new buffer per read would be memory
+     * gone cold.
      */
     private void pend(ByteBuf piece) {
-        if (pending == null && !framesChunks) {
+        if (pending == null && chunks == null) {
             pending = piece;
             return;
         }
@@ -740,10 +750,10 @@ public final class AnswerWriter {
     /** Copies {@code length} bytes of {@code src} from {@code index} to the read's merged chunk (made when needed). */
     private void merge(ByteBuf src, int index, int length) {
         if (pending == null) {
-            pending = ChunkFrame.withHeadroom(MERGED.take(ctx.alloc(), ChunkFrame.HEADROOM + length + 2));
+            pending = ChunkFrame.withHeadroom(MERGED.take(alloc, ChunkFrame.HEADROOM + length + 2));
             pendingMerged = true;
         } else if (!pendingMerged) {
-            ByteBuf merged = MERGED.take(ctx.alloc(), pending.readableBytes() + length);
+            ByteBuf merged = MERGED.take(alloc, pending.readableBytes() + length);
             append(merged, pending, pending.readerIndex(), pending.readableBytes());
             pending.release();
             pending = merged;
@@ -775,10 +785,12 @@ public final class AnswerWriter {
             ByteBuf merged = pending;
             pending = null;
             pendingMerged = false;
-            if (!framesChunks) {
+            if (chunks == null) {
                 out.write(new DefaultHttpContent(merged), out.voidPromise());
             } else if (merged.isReadable()) {
-                out.write(ChunkFrame.ofLoop(merged), out.voidPromise());
+                // Below the codec, past the response observer: the record is stamped here (the data, not the framing).
+                request.record().bodyBytes(ChunkFrame.frame(merged));
+                chunks.write(merged);
             } else {
                 merged.release(); // nothing to send: a chunk of size zero would end the body
             }

@@ -238,7 +238,7 @@ public final class ExchangeRecord implements BilledTokens {
         }
     }
 
-    // ---- set by the response observer
+    // ---- set by the response observer (and by a stream's writer for the chunks that bypass it, ChunkOut)
 
     /** The response head went out with {@code status}. */
     public void head(int status, long nanos) {
@@ -252,6 +252,11 @@ public final class ExchangeRecord implements BilledTokens {
             firstByteNanos = nanos;
         }
         bytesOut += n;
+    }
+
+    /** As {@link #bodyBytes(int, long)}, reading the clock only for the first byte. */
+    public void bodyBytes(int n) {
+        bodyBytes(n, n > 0 && firstByteNanos == 0 ? System.nanoTime() : 0L);
     }
 
     /** The last part of the response was written. */

@@ -1,6 +1,5 @@
 package io.modelgateway.core.observe;
 
-import io.modelgateway.core.exchange.ChunkFrame;
 import io.modelgateway.core.exchange.ConnectionEvent;
 
 import io.modelgateway.core.exchange.ExchangeRecord;
@@ -24,7 +23,8 @@ import java.util.ArrayDeque;
  * <p>Which record: HTTP/1.1 answers requests in order, so records wait in a FIFO. Whoever makes a record
  * for a request calls {@link #expect} (in request order, on this channel's event loop) before that request's
  * answer can be written. A non-1xx {@link HttpResponse} stamps the head of the FIFO; {@link HttpContent}
- * adds body bytes to it, as does a {@link ChunkFrame} (its data, not its framing); the connection's {@link ConnectionEvent#ANSWER_COMPLETE} signal completes it and takes it
+ * adds body bytes to it (a stream's chunks that enter below the codec, {@code ChunkOut}, do not pass here: their
+ * writer stamps the record itself); the connection's {@link ConnectionEvent#ANSWER_COMPLETE} signal completes it and takes it
  * off the FIFO. With the FIFO empty (health, readiness, a 413 from the aggregator — anything
  * answered before a record exists), writes pass untouched. Interim 1xx responses (100 Continue) are not the
  * answer and are ignored.
@@ -69,8 +69,6 @@ public final class ResponseObserver extends ChannelDuplexHandler {
         }
         if (msg instanceof HttpContent content) {
             record.bodyBytes(content.content().readableBytes(), now);
-        } else if (msg instanceof ChunkFrame frame) {
-            record.bodyBytes(frame.dataBytes(), now);
         }
     }
 

@@ -2,6 +2,7 @@ package io.modelgateway.core.server;
 
 import io.modelgateway.core.exchange.AnswerStart;
 import io.modelgateway.core.exchange.ArrayHttpHeaders;
+import io.modelgateway.core.exchange.ChunkOut;
 import io.modelgateway.core.exchange.GatewayRequest;
 import io.modelgateway.core.exchange.HttpResponses;
 
@@ -196,7 +197,8 @@ public final class GatewayChannelInitializer extends ChannelInitializer<Channel>
     private void addHttpHandlers(ChannelPipeline p, ServerConfig server) {
         RequestTimeouts timeouts = new RequestTimeouts(server.requestTimeoutMs(), server.idleTimeoutMs());
         p.addLast(PipelineNames.REQUEST_TIMEOUTS, timeouts);
-        p.addLast(PipelineNames.CHUNK_FRAMES, ChunkFrameUnwrapper.INSTANCE);
+        p.addLast(PipelineNames.CHUNK_FRAMES, ChunkEntry.INSTANCE);
+        p.channel().attr(ChunkOut.KEY).set(new ChunkOut(p.context(PipelineNames.CHUNK_FRAMES)));
         p.addLast(PipelineNames.HTTP_CODEC, new ClientHttpCodec(clientDecoderConfig()));
         addAnswerHandlers(p, false);
     }

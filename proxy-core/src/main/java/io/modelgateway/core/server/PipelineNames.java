@@ -20,7 +20,7 @@ public final class PipelineNames {
     public static final String STREAM_TIMEOUT = "stream-timeout";
     /** HTTP/1.1 connection. */
     public static final String REQUEST_TIMEOUTS = "request-timeouts";
-    /** Unwraps the stream chunks the gateway frames itself ({@code ChunkFrame}), below the codec. */
+    /** Where the stream chunks the gateway frames itself ({@code ChunkFrame}) enter, below the codec ({@code ChunkOut}). */
     public static final String CHUNK_FRAMES = io.modelgateway.core.exchange.ChunkFrame.HANDLER;
     public static final String HTTP_CODEC = "http-codec";
     public static final String ANSWER_BOUNDARY = "answer-boundary";

@@ -1,6 +1,6 @@
 package io.modelgateway.core.server;
 
-import io.modelgateway.core.exchange.ChunkFrame;
+import io.modelgateway.core.exchange.ChunkOut;
 import io.modelgateway.core.exchange.ConnectionEvent;
 
 import io.modelgateway.core.exchange.ApiPaths;
@@ -102,7 +102,7 @@ public final class StreamGuard extends ChannelDuplexHandler implements Runnable 
                 startPings(ctx);
             }
         }
-        if (msg instanceof HttpContent || msg instanceof ChunkFrame) {
+        if (msg instanceof HttpContent) {
             lastWriteNanos = ctx.executor().ticker().nanoTime();
         }
         ctx.write(msg, promise);
@@ -127,7 +127,7 @@ public final class StreamGuard extends ChannelDuplexHandler implements Runnable 
             pingTimer = ctx.executor().schedule(this, pingIntervalNanos, TimeUnit.NANOSECONDS);
         }
         // else the timer set for an earlier stream on this connection looks at this one when it fires, measuring the
-        // idle time from lastWriteNanos, as for its own
+        // idle time from the last write, as for its own
     }
 
     /** The keep-alive timer fired. */
@@ -137,7 +137,7 @@ public final class StreamGuard extends ChannelDuplexHandler implements Runnable 
         if (!streaming || !ctx.channel().isActive()) {
             return;
         }
-        long idle = ctx.executor().ticker().nanoTime() - lastWriteNanos;
+        long idle = ctx.executor().ticker().nanoTime() - lastWrite();
         if (idle >= pingIntervalNanos && ctx.channel().isWritable()) {
             ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(
                     style == ApiStyle.ANTHROPIC ? MESSAGES_PING : CHAT_PING)));
@@ -146,6 +146,15 @@ public final class StreamGuard extends ChannelDuplexHandler implements Runnable 
         }
         pingTimer = ctx.executor().schedule(this, pingIntervalNanos - Math.min(idle, pingIntervalNanos - 1),
                 TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The last write of the answer's body: through this handler, or a chunk that entered below the codec
+     * ({@link ChunkOut}, on HTTP/1.1) and never passed here.
+     */
+    private long lastWrite() {
+        ChunkOut chunks = ChunkOut.of(ctx.channel());
+        return chunks == null ? lastWriteNanos : Math.max(lastWriteNanos, chunks.lastWriteNanos());
     }
 
     private void stopPings() {

@@ -130,28 +130,4 @@ class LoopBufferTest {
         assertThat(second.refCnt()).isEqualTo(1);
         second.release();
     }
-
-    @Test
-    void chunkFrameOfLoop_carriesEachChunk_inOneFrameWhileItIsTakenApart() throws Exception {
-        onLoop(() -> {
-            ByteBuf a = ChunkFrame.newBuffer(ByteBufAllocator.DEFAULT, 16).writeBytes(new byte[] {'a'});
-            ChunkFrame first = ChunkFrame.ofLoop(a);
-            first.take().release(); // as the unwrapper does on the way to the socket
-            ByteBuf b = ChunkFrame.newBuffer(ByteBufAllocator.DEFAULT, 16).writeBytes(new byte[] {'b', 'c'});
-            ChunkFrame second = ChunkFrame.ofLoop(b);
-            assertThat(second).isSameAs(first);
-            assertThat(second.dataBytes()).isEqualTo(2);
-            // not taken (a write waiting in the loop's queue): the next chunk gets a frame of its own
-            ByteBuf c = ChunkFrame.newBuffer(ByteBufAllocator.DEFAULT, 16).writeBytes(new byte[3]);
-            ChunkFrame third = ChunkFrame.ofLoop(c);
-            assertThat(third).isNotSameAs(second);
-            assertThat(second.content().toString(StandardCharsets.US_ASCII)).isEqualTo("2\r\nbc\r\n");
-            second.release();
-            third.take().release();
-            ByteBuf d = ChunkFrame.newBuffer(ByteBufAllocator.DEFAULT, 16).writeBytes(new byte[4]);
-            assertThat(ChunkFrame.ofLoop(d)).as("the new frame is the loop's now").isSameAs(third);
-            third.release();
-            return null;
-        });
-    }
 }

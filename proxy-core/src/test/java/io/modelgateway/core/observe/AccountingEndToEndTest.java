@@ -105,6 +105,9 @@ class AccountingEndToEndTest {
             assertThat(c.path("usage").isObject()).isFalse();
         });
         ExchangeRecord rec = records.next();
+        assertThat(rec.bytesOut()).as("the body's bytes, without the chunks' framing")
+                .isEqualTo(r.body().getBytes(StandardCharsets.UTF_8).length);
+        assertThat(rec.firstByteLatencyNanos()).isPositive();
         // The simulator is deterministic: the same request with include_usage shows what the upstream counted.
         JsonNode usage = usageChunk(model);
         records.next();

@@ -2,6 +2,8 @@ package io.modelgateway.core.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.modelgateway.core.exchange.ChunkFrame;
+import io.modelgateway.core.exchange.ChunkOut;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -84,6 +86,56 @@ class StreamGuardTest {
         ch.runScheduledPendingTasks();
         assertThat(written(ch)).containsExactly("").as("no ping after the stream ended");
         assertThat(ch.finishAndReleaseAll()).isFalse();
+    }
+
+    /**
+     * On HTTP/1.1 a stream's chunks enter below the codec ({@link ChunkOut}) and never pass the guard: they count as
+     * output all the same, so a stream whose events keep coming that way gets no keep-alive, and one whose chunks stop
+     * gets it an interval after the last.
+     */
+    @Test
+    void chunksWrittenBelowTheGuard_countAsOutput() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.pipeline().addLast(ChunkEntry.INSTANCE);
+        ch.pipeline().addLast(new AnswerBoundary());
+        ch.pipeline().addLast(new StreamGuard(INTERVAL));
+        ChunkOut chunks = new ChunkOut(ch.pipeline().firstContext());
+        ch.attr(ChunkOut.KEY).set(chunks);
+        request(ch, "/api/v1/chat/completions");
+        ch.writeOutbound(streamHead());
+        assertThat(written(ch)).containsExactly("<head>");
+        for (int i = 0; i < 3; i++) {
+            ch.advanceTimeBy(10, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            ByteBuf event = ChunkFrame.newBuffer(ch.alloc(), 32).writeBytes("data: {}\n\n".getBytes(StandardCharsets.UTF_8));
+            ChunkFrame.frame(event);
+            chunks.write(event);
+            chunks.flush();
+            assertThat(writtenBytes(ch)).as("after %d s: the chunk, no keep-alive", 10 * (i + 1))
+                    .containsExactly("a\r\ndata: {}\n\n\r\n");
+        }
+        ch.advanceTimeBy(14, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(written(ch)).isEmpty();
+        ch.advanceTimeBy(1, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(written(ch)).as("15 s after the last chunk").containsExactly(": keep-alive\n\n");
+        ch.writeOutbound(LastHttpContent.EMPTY_LAST_CONTENT);
+        written(ch);
+        assertThat(ch.finishAndReleaseAll()).isFalse();
+    }
+
+    /** Raw buffers written so far (chunks that entered below the codec), as text, releasing them. */
+    private static List<String> writtenBytes(EmbeddedChannel ch) {
+        List<String> out = new ArrayList<>();
+        Object o;
+        while ((o = ch.readOutbound()) != null) {
+            assertThat(o).isInstanceOf(ByteBuf.class);
+            out.add(((ByteBuf) o).toString(StandardCharsets.UTF_8));
+            ReferenceCountUtil.release(o);
+        }
+        return out;
     }
 
     @Test
