@@ -10,16 +10,12 @@ import io.netty.buffer.ByteBufAllocator;
  * events arrive one per read was a microsecond per event; a framed chunk is one buffer and one entry, and one
  * {@code write} system call instead of a three-part {@code writev}.
  *
- * <p>A framed chunk enters the pipeline below the HTTP encoder ({@link ChunkOut}, at the {@value #HANDLER} handler's
- * context), so the encoder never sees it: its state stays "in a chunked body", and the answer's last content still goes
- * through it and ends the body. Only on an HTTP/1.1 connection whose answer is chunked: HTTP/2 frames its own data.
+ * <p>A framed chunk enters the pipeline below the HTTP encoder ({@link ChunkOut}, at the context of the
+ * {@code chunk-frames} marker handler), so the encoder never sees it: its state stays "in a chunked body", and the
+ * answer's last content still goes through it and ends the body. Only on an HTTP/1.1 connection whose answer is
+ * chunked: HTTP/2 frames its own data.
  */
 public final class ChunkFrame {
-    /**
-     * The name of the handler right below the HTTP codec of HTTP/1.1 connections, where framed chunks enter
-     * ({@link ChunkOut}): it marks the place and passes everything by.
-     */
-    public static final String HANDLER = "chunk-frames";
     /** Room before the data for the size line: up to eight hex digits, then CR LF. */
     public static final int HEADROOM = 10;
 

@@ -7,7 +7,7 @@ import io.netty.util.AttributeKey;
 
 /**
  * Where a streamed answer's chunks enter an HTTP/1.1 connection's pipeline: right below its HTTP codec (the context of
- * the {@value ChunkFrame#HANDLER} handler), already framed by their writer ({@link ChunkFrame#frame}). A chunk of a
+ * the {@code chunk-frames} marker handler), already framed by their writer ({@link ChunkFrame#frame}). A chunk of a
  * stream whose events arrive one per read is one write and one flush per event; started here, they pass only what
  * lies below the codec (TLS, the socket) instead of the five handlers above it, which have nothing to do with a
  * chunk in the middle of a body: the codec would let it through, the answer boundary waits for the last content, and
@@ -27,7 +27,7 @@ public final class ChunkOut {
     /** The event loop's ticker time of the last chunk written here; 0 before the first. */
     private long lastWriteNanos;
 
-    /** @param at the context of the {@value ChunkFrame#HANDLER} handler, right below the HTTP codec */
+    /** @param at the context of the {@code chunk-frames} marker handler, right below the HTTP codec */
     public ChunkOut(ChannelHandlerContext at) {
         this.at = at;
     }

@@ -21,7 +21,7 @@ public final class PipelineNames {
     /** HTTP/1.1 connection. */
     public static final String REQUEST_TIMEOUTS = "request-timeouts";
     /** Where the stream chunks the gateway frames itself ({@code ChunkFrame}) enter, below the codec ({@code ChunkOut}). */
-    public static final String CHUNK_FRAMES = io.modelgateway.core.exchange.ChunkFrame.HANDLER;
+    public static final String CHUNK_FRAMES = "chunk-frames";
     public static final String HTTP_CODEC = "http-codec";
     public static final String ANSWER_BOUNDARY = "answer-boundary";
     public static final String HEAD_VALIDATOR = "head-validator";
