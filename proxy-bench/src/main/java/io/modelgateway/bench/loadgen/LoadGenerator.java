@@ -1,5 +1,6 @@
 package io.modelgateway.bench.loadgen;
 
+import io.modelgateway.bench.RigTransport;
 import java.io.IOException;
 
 /**
@@ -14,6 +15,7 @@ public final class LoadGenerator {
     }
 
     public static void main(String[] args) throws IOException, InterruptedException {
+        RigTransport.epollUnlessAsked();
         LoadOptions options;
         try {
             options = LoadOptions.parse(args);

@@ -1,6 +1,7 @@
 package io.modelgateway.bench.upstream;
 
 import io.modelgateway.bench.BoundServer;
+import io.modelgateway.bench.RigTransport;
 import io.modelgateway.core.exchange.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -114,6 +115,7 @@ public final class BlastUpstream implements AutoCloseable {
     }
 
     public static void main(String[] args) throws Exception {
+        RigTransport.epollUnlessAsked();
         String listen = "127.0.0.1:0";
         long gap = 1;
         int threads = 1;
