@@ -25,7 +25,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.internal.SystemPropertyUtil;
 
 /**
- * The I/O transport, picked once at run time: Netty's io_uring transport where the kernel offers it (Linux 5.14 or
+ * The I/O transport, picked once at run time: Netty's io_uring transport where the kernel offers it (Linux 5.9 or
  * later, not forbidden by {@code kernel.io_uring_disabled} or a seccomp profile), else native epoll, else NIO.
  * {@code -Dgateway.transport=epoll} asks for epoll, {@code nio} (or {@code -Dgateway.noEpoll=true}) for NIO.
  *

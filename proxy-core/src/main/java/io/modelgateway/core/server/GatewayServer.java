@@ -134,8 +134,8 @@ public final class GatewayServer implements AutoCloseable {
             }
         } catch (InterruptedException | RuntimeException e) {
             limiters.close();
+            pools.close(); // the DNS resolvers' sockets close on the loops, before these stop
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            pools.close();
             accessLog.close();
             if (tracing != null) {
                 tracing.close();
@@ -186,8 +186,8 @@ public final class GatewayServer implements AutoCloseable {
                 admin.close();
             }
             limiters.close();
+            pools.close(); // the DNS resolvers' sockets close on the loops, before these stop
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            pools.close();
             accessLog.close();
             if (tracing != null) {
                 tracing.close();
@@ -313,8 +313,8 @@ public final class GatewayServer implements AutoCloseable {
         }
         // The requests ended by the drain sent their settlements to Redis; they land before the loops stop.
         limiters.close();
+        pools.close(); // the DNS resolvers' sockets close on the loops, before these stop
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        pools.close();
         if (admin != null) {
             admin.close();
         }

@@ -16,12 +16,18 @@ import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.resolver.AddressResolverGroup;
+import io.netty.resolver.NoopAddressResolverGroup;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import io.netty.util.NetUtil;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.net.URI;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -161,7 +167,7 @@ public final class UpstreamPools implements AutoCloseable {
         Bootstrap b = new Bootstrap()
                 .group(loop)
                 .channel(Transport.socketChannel())
-                .resolver(resolver)
+                .resolver(resolverFor(host))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, provider.connectTimeoutMs())
@@ -180,7 +186,7 @@ public final class UpstreamPools implements AutoCloseable {
                     }
                 });
         Promise<Channel> promise = loop.newPromise();
-        ChannelFuture f = b.connect(host, port);
+        ChannelFuture f = b.connect(address(host, port));
         f.addListener(cf -> {
             if (cf.isSuccess()) {
                 open.increment();
@@ -230,6 +236,30 @@ public final class UpstreamPools implements AutoCloseable {
         return "https".equalsIgnoreCase(base.getScheme()) ? 443 : 80;
     }
 
+    /**
+     * The resolver of an upstream's host: none for an IP address, the loop's DNS resolver for a name. A loop's DNS
+     * resolver holds a UDP socket with a read always outstanding, which on io_uring owns a buffer until the socket
+     * closes; an upstream given by its address needs neither.
+     */
+    AddressResolverGroup<?> resolverFor(String host) {
+        return NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host) ? NoopAddressResolverGroup.INSTANCE
+                : resolver;
+    }
+
+    /** An IP address as a resolved socket address; a name left for the resolver. */
+    static InetSocketAddress address(String host, int port) {
+        byte[] ip = NetUtil.createByteArrayFromIpAddressString(host);
+        if (ip == null) {
+            return InetSocketAddress.createUnresolved(host, port);
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(host, ip), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(host, e); // not reached: getByAddress takes 4 and 16 bytes
+        }
+    }
+
+    /** Closes the loops' DNS resolvers (their sockets close on their loops): call before the loops shut down. */
     @Override
     public void close() {
         resolver.close();
