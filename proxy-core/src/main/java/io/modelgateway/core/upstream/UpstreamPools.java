@@ -164,10 +164,11 @@ public final class UpstreamPools implements AutoCloseable {
         int port = port(base);
         SslContext ssl = https ? tls.computeIfAbsent(List.of(origin, provider.tls()), k -> newSslContext(provider.tls()))
                 : null;
+        InetSocketAddress remote = address(host, port);
         Bootstrap b = new Bootstrap()
                 .group(loop)
                 .channel(Transport.socketChannel())
-                .resolver(resolverFor(host))
+                .resolver(resolverFor(remote))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, provider.connectTimeoutMs())
@@ -186,7 +187,7 @@ public final class UpstreamPools implements AutoCloseable {
                     }
                 });
         Promise<Channel> promise = loop.newPromise();
-        ChannelFuture f = b.connect(address(host, port));
+        ChannelFuture f = b.connect(remote);
         f.addListener(cf -> {
             if (cf.isSuccess()) {
                 open.increment();
@@ -237,13 +238,12 @@ public final class UpstreamPools implements AutoCloseable {
     }
 
     /**
-     * The resolver of an upstream's host: none for an IP address, the loop's DNS resolver for a name. A loop's DNS
-     * resolver holds a UDP socket with a read always outstanding, which on io_uring owns a buffer until the socket
-     * closes; an upstream given by its address needs neither.
+     * The resolver of an upstream's address ({@link #address}): none for an IP address, the loop's DNS resolver for a
+     * name. A loop's DNS resolver holds a UDP socket with a read always outstanding, which on io_uring owns a buffer
+     * until the socket closes; an upstream given by its address needs neither.
      */
-    AddressResolverGroup<?> resolverFor(String host) {
-        return NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host) ? NoopAddressResolverGroup.INSTANCE
-                : resolver;
+    AddressResolverGroup<?> resolverFor(InetSocketAddress remote) {
+        return remote.isUnresolved() ? resolver : NoopAddressResolverGroup.INSTANCE;
     }
 
     /** An IP address as a resolved socket address; a name left for the resolver. */

@@ -17,11 +17,15 @@ class UpstreamPoolsTest {
     @Test
     void anIpAddress_needsNoResolver_aNameGetsTheDnsOne() {
         try (UpstreamPools pools = new UpstreamPools()) {
-            assertSame(NoopAddressResolverGroup.INSTANCE, pools.resolverFor("127.0.0.1"));
-            assertSame(NoopAddressResolverGroup.INSTANCE, pools.resolverFor("[::1]")); // URI.getHost()'s IPv6 form
-            assertNotSame(NoopAddressResolverGroup.INSTANCE, pools.resolverFor("api.openai.com"));
-            assertNotSame(NoopAddressResolverGroup.INSTANCE, pools.resolverFor("localhost"));
+            assertSame(NoopAddressResolverGroup.INSTANCE, resolverOf(pools, "127.0.0.1"));
+            assertSame(NoopAddressResolverGroup.INSTANCE, resolverOf(pools, "[::1]")); // URI.getHost()'s IPv6 form
+            assertNotSame(NoopAddressResolverGroup.INSTANCE, resolverOf(pools, "api.openai.com"));
+            assertNotSame(NoopAddressResolverGroup.INSTANCE, resolverOf(pools, "localhost"));
         }
+    }
+
+    private static Object resolverOf(UpstreamPools pools, String host) {
+        return pools.resolverFor(UpstreamPools.address(host, 443));
     }
 
     @Test
