@@ -36,8 +36,9 @@ import io.netty.util.internal.SystemPropertyUtil;
  * earlier measurement (2026-11-28, before one loop per CPU and the batched Redis checks) had the Redis round trips
  * dearer on io_uring, which is why epoll was the default until then. Two cases measured better on epoll: one request
  * at a time on one connection (about 10 microseconds less added latency) and 10,000 paced streams on one core (about
- * 5 % more events a second), where each write's submission and completion on io_uring cost more than the call they
- * replace. A ring of provided read buffers with one multishot receive per connection was tried and measured no better.
+ * 5 % more events a second; likely because each write's submission and completion on io_uring cost more there than
+ * the one call they replace). A ring of provided read buffers with one multishot receive per connection was tried
+ * and measured no better.
  */
 public final class Transport {
     enum Kind { IO_URING, EPOLL, NIO }
