@@ -27,7 +27,6 @@ import io.netty.util.concurrent.Promise;
 import io.netty.util.NetUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.net.URI;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -248,15 +247,8 @@ public final class UpstreamPools implements AutoCloseable {
 
     /** An IP address as a resolved socket address; a name left for the resolver. */
     static InetSocketAddress address(String host, int port) {
-        byte[] ip = NetUtil.createByteArrayFromIpAddressString(host);
-        if (ip == null) {
-            return InetSocketAddress.createUnresolved(host, port);
-        }
-        try {
-            return new InetSocketAddress(InetAddress.getByAddress(host, ip), port);
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException(host, e); // not reached: getByAddress takes 4 and 16 bytes
-        }
+        InetAddress ip = NetUtil.createInetAddressFromIpAddressString(host); // null for a name; takes [v6] too
+        return ip == null ? InetSocketAddress.createUnresolved(host, port) : new InetSocketAddress(ip, port);
     }
 
     /** Closes the loops' DNS resolvers (their sockets close on their loops): call before the loops shut down. */
