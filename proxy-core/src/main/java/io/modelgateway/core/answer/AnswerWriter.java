@@ -750,7 +750,11 @@ public final class AnswerWriter {
     /** Copies {@code length} bytes of {@code src} from {@code index} to the read's merged chunk (made when needed). */
     private void merge(ByteBuf src, int index, int length) {
         if (pending == null) {
-            pending = ChunkFrame.withHeadroom(MERGED.take(alloc, ChunkFrame.HEADROOM + length + 2));
+            // Room for the rest of this read (an upper bound of what it merges), its size line and closing CRLF: a
+            // burst then needs no growing, and where the loop's buffer is still being written (io_uring) the buffer
+            // taken instead has the size of what comes.
+            int rest = src.writerIndex() - index;
+            pending = ChunkFrame.withHeadroom(MERGED.take(alloc, ChunkFrame.HEADROOM + rest + 2));
             pendingMerged = true;
         } else if (!pendingMerged) {
             ByteBuf merged = MERGED.take(alloc, pending.readableBytes() + length);
