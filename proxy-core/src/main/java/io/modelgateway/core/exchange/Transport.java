@@ -34,11 +34,11 @@ import io.netty.util.internal.SystemPropertyUtil;
  * a 50-event stream arriving in one write, 13 % lower per paced stream (one event per write), and no difference with
  * every request's limits checked in Redis. A loop turn's reads, writes and waits go to the kernel in one call. An
  * earlier measurement (2026-11-28, before one loop per CPU and the batched Redis checks) had the Redis round trips
- * dearer on io_uring, which is why epoll was the default until then. Two cases measured better on epoll: one request
- * at a time on one connection (about 10 microseconds less added latency) and 10,000 paced streams on one core (about
- * 5 % more events a second; likely because each write's submission and completion on io_uring cost more there than
- * the one call they replace). A ring of provided read buffers with one multishot receive per connection was tried
- * and measured no better.
+ * dearer on io_uring, which is why epoll was the default until then. One case measured better on epoll: one request
+ * at a time on one connection (about 10 microseconds less added latency). 10,000 paced streams on one core got about
+ * 5 % more events a second on epoll until the stream writer stopped taking a new 8 KiB buffer for each write that
+ * io_uring had not yet completed ({@code LoopBuffer}); after that the two read alike. A ring of provided read buffers
+ * with one multishot receive per connection was tried and measured no better.
  */
 public final class Transport {
     enum Kind { IO_URING, EPOLL, NIO }
