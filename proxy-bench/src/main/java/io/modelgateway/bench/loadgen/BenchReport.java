@@ -119,10 +119,10 @@ public final class BenchReport {
     }
 
     /**
-     * One measured round of one target: its CPU per request (-1 when not measured) and its stream events per request
-     * (0 on a non-stream workload).
+     * One measured round of one target: its CPU per request (-1 when not measured), its stream events per request
+     * (0 on a non-stream workload) and its rate.
      */
-    record Round(double cpuUsPerRequest, double eventsPerRequest) {
+    record Round(double cpuUsPerRequest, double eventsPerRequest, double rps) {
     }
 
     static String render(Path dir) throws IOException {
@@ -173,7 +173,7 @@ public final class BenchReport {
                         continue;
                     }
                     out.append('\n').append(ratios(gw, nginx, direct, streams));
-                    out.append(gw.askedRate() > 0 ? rateKept(gw) : ceiling(gw, direct, paced));
+                    out.append(gw.askedRate() > 0 ? rateKept(gw) : ceiling(gw, nginx, direct, paced));
                 }
             }
             Row shared = rows.get("gateway-redis");
@@ -296,10 +296,12 @@ public final class BenchReport {
     /**
      * The benchmark's own check that it measured the proxy, not its rig: on a workload the load decides (closed
      * loop), the upstream reached directly must run at least twice the gateway's rate, else the row is marked
-     * upstream-bound and proves nothing. A paced workload's rate is the upstream's pace by design: there the
-     * direct row must keep its pace, and the proxies compare by CPU per event.
+     * upstream-bound and does not count. A paced workload's rate is the upstream's pace by design: there the
+     * direct row must keep its pace, and the proxies compare by CPU per event. A closed-loop line also says how busy
+     * each proxy's pinned core was (its CPU per request times its rate): a proxy near 100 % ran at its own CPU's
+     * limit, one well under it waited on the rest of the rig.
      */
-    static String ceiling(Row gw, Row direct, boolean paced) {
+    static String ceiling(Row gw, Row nginx, Row direct, boolean paced) {
         if (direct == null || direct.rps() <= 0) {
             return "";
         }
@@ -308,10 +310,28 @@ public final class BenchReport {
             return String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; direct %.0f req/s, %s %.0f)%n",
                     direct.rps(), gw.target(), gw.rps());
         }
+        String busy = busy(gw) + (nginx == null ? "" : busy(nginx));
+        busy = busy.isEmpty() ? "" : "; proxy core busy:" + busy.substring(1);
         return headroom >= 2
-                ? String.format(Locale.ROOT, "  (ceiling: direct ran %.1f× %s's rate)%n", headroom, gw.target())
+                ? String.format(Locale.ROOT, "  (ceiling: direct ran %.1f× %s's rate%s)%n", headroom, gw.target(), busy)
                 : String.format(Locale.ROOT, "  **UPSTREAM-BOUND**: direct ran only %.1f× %s's rate (under 2×): this row "
-                        + "measures the rig, not the proxy%n", headroom, gw.target());
+                        + "does not count%s%n", headroom, gw.target(), busy);
+    }
+
+    /**
+     * ", TARGET N %": the share of one core the target's processes used in the measured windows (the mean of each
+     * round's CPU per request times its rate), or "" when not measured.
+     */
+    private static String busy(Row r) {
+        double sum = 0;
+        int n = 0;
+        for (Round x : r.byRound().values()) {
+            if (x.cpuUsPerRequest() > 0) {
+                sum += x.cpuUsPerRequest() * x.rps() / 10_000;
+                n++;
+            }
+        }
+        return n == 0 ? "" : String.format(Locale.ROOT, ", %s %.0f %%", r.target(), sum / n);
     }
 
     /**
@@ -439,7 +459,7 @@ public final class BenchReport {
             double roundEps = r.path("events_per_second").asDouble();
             byRound.put(r.path(ROUND).asInt(), new Round(
                     r.path("cpu").has("cpu_us_per_request") ? r.path("cpu").path("cpu_us_per_request").asDouble() : -1,
-                    v > 0 ? roundEps / v : 0));
+                    v > 0 ? roundEps / v : 0, v));
             rps += v;
             min = Math.min(min, v);
             max = Math.max(max, v);

@@ -99,8 +99,23 @@ class BenchReportTest {
 
         assertThat(out).contains("floor-relay / nginx: req/s 0.95×, CPU/request 0.90×")
                 .contains("gateway-jdk25 / nginx: req/s 0.75×, CPU/request 1.50×")
-                .contains("(ceiling: direct ran 2.1× floor-relay's rate)")
+                .contains("(ceiling: direct ran 2.1× floor-relay's rate; proxy core busy: floor-relay 68 %, nginx 80 %)")
                 .doesNotContain("other / nginx");
+    }
+
+    @Test
+    void render_upstreamBound_doesNotCount_andSaysHowBusyEachProxysCoreWas(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"), "chat64\tnon-stream chat\n");
+        closedLoop(dir, "direct", 60_000, -1);
+        closedLoop(dir, "nginx", 39_000, 25.0);
+        closedLoop(dir, "gateway-jdk25", 40_000, 24.5);
+
+        String out = BenchReport.render(dir);
+
+        // 40,000 req/s at 24.5 µs each is 98 % of a core; 39,000 at 25.0 is 97.5 %
+        assertThat(out).contains("**UPSTREAM-BOUND**: direct ran only 1.5× gateway-jdk25's rate (under 2×): this row "
+                + "does not count; proxy core busy: gateway-jdk25 98 %, nginx 98 %");
     }
 
     @Test
