@@ -117,8 +117,9 @@ public final class BlastUpstream implements AutoCloseable {
 
     public static void main(String[] args) throws Exception {
         // The gateway's default transport (io_uring where the kernel offers it; -Dgateway.transport=epoll for the
-        // other): measured with wrk on the same core, it answers chat64 at about 1.2x and a burst stream at about
-        // 1.15x the rate it reaches on epoll (proxy-bench/README.md, "the bench's ceiling on io_uring").
+        // other): measured with wrk on the same core, it answered chat, messages and a burst stream at 1.16-1.45x
+        // the rate it reached on epoll, in every alternated pair (proxy-bench/README.md, "the bench's ceiling on
+        // io_uring").
         String listen = "127.0.0.1:0";
         long gap = 1;
         int threads = 1;
