@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -310,8 +311,9 @@ public final class BenchReport {
             return String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; direct %.0f req/s, %s %.0f)%n",
                     direct.rps(), gw.target(), gw.rps());
         }
-        String busy = busy(gw) + (nginx == null ? "" : busy(nginx));
-        busy = busy.isEmpty() ? "" : "; proxy core busy:" + busy.substring(1);
+        String busy = Stream.of(busy(gw), nginx == null ? "" : busy(nginx))
+                .filter(x -> !x.isEmpty()).collect(Collectors.joining(", "));
+        busy = busy.isEmpty() ? "" : "; proxy core busy: " + busy;
         return headroom >= 2
                 ? String.format(Locale.ROOT, "  (ceiling: direct ran %.1f× %s's rate%s)%n", headroom, gw.target(), busy)
                 : String.format(Locale.ROOT, "  **UPSTREAM-BOUND**: direct ran only %.1f× %s's rate (under 2×): this row "
@@ -319,7 +321,7 @@ public final class BenchReport {
     }
 
     /**
-     * ", TARGET N %": the share of one core the target's processes used in the measured windows (the mean of each
+     * "TARGET N %": the share of one core the target's processes used in the measured windows (the mean of each
      * round's CPU per request times its rate), or "" when not measured.
      */
     private static String busy(Row r) {
@@ -331,7 +333,7 @@ public final class BenchReport {
                 n++;
             }
         }
-        return n == 0 ? "" : String.format(Locale.ROOT, ", %s %.0f %%", r.target(), sum / n);
+        return n == 0 ? "" : String.format(Locale.ROOT, "%s %.0f %%", r.target(), sum / n);
     }
 
     /**
