@@ -22,11 +22,11 @@ import java.util.stream.Stream;
 
 /**
  * The side-by-side tables of {@code scripts/bench}: reads the load generator's JSON results of one bench
- * run ({@code WORKLOAD.TARGET.rROUND.json} in one directory, plus {@code workloads.tsv}: name and
- * description per line, in order), averages each target over the rounds, and prints one table per
- * workload with the gateway/nginx ratios. Writes the same as {@code summary.md} and {@code summary.json}, and
- * {@code report.html}: the figures and the percentile curves of every target side by side ({@link HtmlReport}),
- * from the histograms of all rounds merged.
+ * run ({@code WORKLOAD.TARGET.rROUND.json} in one directory, plus {@code workloads.tsv}: name, description, the
+ * gap in ms between a paced workload's events and the connections per line, in order; older runs wrote the first
+ * two), averages each target over the rounds, and prints one table per workload with the gateway/nginx ratios.
+ * Writes the same as {@code summary.md} and {@code summary.json}, and {@code report.html}: the figures and the
+ * percentile curves of every target side by side ({@link HtmlReport}), from the histograms of all rounds merged.
  *
  * <p>Targets are {@code direct} (the upstream itself), {@code nginx}, and {@code gateway-jdkNN}. "Added
  * p50" is a proxy's p50 minus the direct p50 of the same workload: what the hop costs a caller.
@@ -65,7 +65,7 @@ public final class BenchReport {
      * percentiles are those of every measured request), requests summed, rates averaged.
      */
     static void writeHtml(Path dir) throws IOException {
-        Map<String, String> workloads = workloads(dir);
+        Map<String, Workload> workloads = workloads(dir);
         List<HtmlReport.Workload> out = new ArrayList<>();
         for (Map.Entry<String, Map<String, List<JsonNode>>> w : raw(dir, workloads).entrySet()) {
             List<HtmlReport.Run> runs = new ArrayList<>();
@@ -73,7 +73,7 @@ public final class BenchReport {
                 runs.add(merged(t.getKey(), t.getValue()));
             }
             if (!runs.isEmpty()) {
-                out.add(new HtmlReport.Workload(w.getKey(), workloads.getOrDefault(w.getKey(), ""), runs));
+                out.add(new HtmlReport.Workload(w.getKey(), description(workloads, w.getKey()), runs));
             }
         }
         List<String> notes = new ArrayList<>();
@@ -128,7 +128,7 @@ public final class BenchReport {
 
     static String render(Path dir) throws IOException {
         StringBuilder out = new StringBuilder();
-        Map<String, String> workloads = workloads(dir);
+        Map<String, Workload> workloads = workloads(dir);
         Map<String, Map<String, Row>> all = load(dir, workloads);
         for (Map.Entry<String, Map<String, Row>> w : all.entrySet()) {
             Map<String, Row> rows = w.getValue();
@@ -138,9 +138,12 @@ public final class BenchReport {
             int rounds = rows.values().iterator().next().rounds();
             boolean streams = rows.values().stream().anyMatch(r -> r.eventsPerSecond() > 0);
             // A paced workload's rate is the upstream's pace by design: only its CPU per event compares proxies.
-            boolean paced = workloads.getOrDefault(w.getKey(), "").contains("paced");
-            out.append(String.format(Locale.ROOT, "%n### %s — %s (%d round%s)%n%n", w.getKey(),
-                    workloads.getOrDefault(w.getKey(), ""), rounds, rounds == 1 ? "" : "s"));
+            String description = description(workloads, w.getKey());
+            boolean paced = description.contains("paced");
+            Workload workload = workloads.get(w.getKey());
+            double askedEvents = workload == null ? 0 : workload.askedEventsPerSecond();
+            out.append(String.format(Locale.ROOT, "%n### %s — %s (%d round%s)%n%n", w.getKey(), description, rounds,
+                    rounds == 1 ? "" : "s"));
             out.append(streams
                     ? "| target | req/s (min–max) | p50 ms | p99 ms | TTFT p50 ms | events/s | proxy CPU µs/req | "
                       + "proxy CPU µs/event | alloc B/event | errors |\n"
@@ -174,7 +177,7 @@ public final class BenchReport {
                         continue;
                     }
                     out.append('\n').append(ratios(gw, nginx, direct, streams));
-                    out.append(gw.askedRate() > 0 ? rateKept(gw) : ceiling(gw, nginx, direct, paced));
+                    out.append(gw.askedRate() > 0 ? rateKept(gw) : ceiling(gw, nginx, direct, paced, askedEvents));
                 }
             }
             Row shared = rows.get("gateway-redis");
@@ -297,19 +300,35 @@ public final class BenchReport {
     /**
      * The benchmark's own check that it measured the proxy, not its rig: on a workload the load decides (closed
      * loop), the upstream reached directly must run at least twice the gateway's rate, else the row is marked
-     * upstream-bound and does not count. A paced workload's rate is the upstream's pace by design: there the
-     * direct row must keep its pace, and the proxies compare by CPU per event. A closed-loop line also says how busy
-     * each proxy's pinned core was (its CPU per request times its rate): a proxy near 100 % ran at its own CPU's
-     * limit, one well under it waited on the rest of the rig.
+     * upstream-bound and does not count. A paced workload's rate is the upstream's pace by design, and the proxies
+     * compare by CPU per event: there the direct row must deliver at least 90 % of the events per second the workload
+     * asks ({@code askedEventsPerSecond}, one per gap per connection: a little more than streams that keep their pace
+     * deliver, since each one's last chunk takes a tick of its own and the next request a round trip). Under that the
+     * row is marked rig-bound: the load generator and the upstream share one core, and when it is full it is that
+     * core, not the proxy, that sets every target's rate, so the proxies' req/s ratio does not count (their CPU per
+     * event still does). With the asked pace unknown (0: a results directory from before the bench recorded it) the
+     * paced line gives the rates alone. A closed-loop line also says how busy each proxy's pinned core was (its CPU
+     * per request times its rate): a proxy near 100 % ran at its own CPU's limit, one well under it waited on the
+     * rest of the rig.
      */
-    static String ceiling(Row gw, Row nginx, Row direct, boolean paced) {
+    static String ceiling(Row gw, Row nginx, Row direct, boolean paced, double askedEventsPerSecond) {
         if (direct == null || direct.rps() <= 0) {
             return "";
         }
         double headroom = direct.rps() / gw.rps();
         if (paced) {
-            return String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; direct %.0f req/s, %s %.0f)%n",
-                    direct.rps(), gw.target(), gw.rps());
+            String rates = String.format(Locale.ROOT, "direct %.0f req/s, %s %.0f", direct.rps(), gw.target(),
+                    gw.rps());
+            if (askedEventsPerSecond <= 0) {
+                return String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; %s)%n", rates);
+            }
+            double share = direct.eventsPerSecond() / askedEventsPerSecond;
+            return share >= 0.9
+                    ? String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; direct delivered %.0f %% of "
+                            + "the asked %,.0f events/s; %s)%n", 100 * share, askedEventsPerSecond, rates)
+                    : String.format(Locale.ROOT, "  **RIG-BOUND**: direct delivered only %.0f %% of the asked %,.0f "
+                            + "events/s: the rig's core, not the proxy, set the rates, so this row's req/s ratio does "
+                            + "not count (its CPU per event still does)%n", 100 * share, askedEventsPerSecond);
         }
         String busy = Stream.of(busy(gw), nginx == null ? "" : busy(nginx))
                 .filter(x -> !x.isEmpty()).collect(Collectors.joining(", "));
@@ -372,23 +391,45 @@ public final class BenchReport {
                 committedMib);
     }
 
-    /** Workload name → description, in the bench's order. */
-    private static Map<String, String> workloads(Path dir) throws IOException {
-        Map<String, String> w = new LinkedHashMap<>();
+    /**
+     * One line of {@code workloads.tsv}: the description, and what a paced workload asks of the upstream: the gap in
+     * ms between a stream's events and the connections. The gap is 0 when not known: a workload not paced, or a
+     * results directory from before the bench recorded it (two columns).
+     */
+    record Workload(String description, int gapMs, int connections) {
+        /** The events per second asked: one per gap on each connection; 0 when not known. */
+        double askedEventsPerSecond() {
+            return gapMs > 0 && connections > 0 ? connections * 1000.0 / gapMs : 0;
+        }
+    }
+
+    /** Workload name → its line, in the bench's order. */
+    private static Map<String, Workload> workloads(Path dir) throws IOException {
+        Map<String, Workload> w = new LinkedHashMap<>();
         Path file = dir.resolve("workloads.tsv");
         if (Files.exists(file)) {
             for (String line : Files.readAllLines(file)) {
-                String[] parts = line.split("\t", 2);
+                String[] parts = line.split("\t", -1);
                 if (!parts[0].isBlank()) {
-                    w.put(parts[0], parts.length > 1 ? parts[1] : "");
+                    w.put(parts[0], new Workload(parts.length > 1 ? parts[1] : "", number(parts, 2), number(parts, 3)));
                 }
             }
         }
         return w;
     }
 
+    /** Column {@code i} of a {@code workloads.tsv} line as a number, 0 when absent or empty. */
+    private static int number(String[] parts, int i) {
+        return parts.length > i && !parts[i].isBlank() ? Integer.parseInt(parts[i].strip()) : 0;
+    }
+
+    private static String description(Map<String, Workload> workloads, String name) {
+        Workload w = workloads.get(name);
+        return w == null ? "" : w.description();
+    }
+
     /** workload → target → row; workloads in the bench's order, targets direct, nginx, gateway-…. */
-    static Map<String, Map<String, Row>> load(Path dir, Map<String, String> order) throws IOException {
+    static Map<String, Map<String, Row>> load(Path dir, Map<String, ?> order) throws IOException {
         Map<String, Map<String, Row>> out = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, List<JsonNode>>> w : raw(dir, order).entrySet()) {
             Map<String, Row> rows = new LinkedHashMap<>();
@@ -401,7 +442,7 @@ public final class BenchReport {
     }
 
     /** workload → target → the rounds' JSON; workloads in the bench's order, targets direct, nginx, gateway-…. */
-    private static Map<String, Map<String, List<JsonNode>>> raw(Path dir, Map<String, String> order)
+    private static Map<String, Map<String, List<JsonNode>>> raw(Path dir, Map<String, ?> order)
             throws IOException {
         Map<String, Map<String, List<JsonNode>>> raw = new LinkedHashMap<>();
         for (String w : order.keySet()) {

@@ -148,6 +148,70 @@ class BenchReportTest {
         assertThat(out).contains("gateway-base-abc / nginx: req/s 1.00×, CPU/request 1.14×, CPU/event 1.19×, events/s");
     }
 
+    @Test
+    void render_pacedWorkload_saysWhatShareOfTheAskedPaceDirectDelivered(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        // 64 connections, one event per 1 ms gap each: 64,000 events/s asked
+        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"),
+                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections\t1\t64\n");
+        paced(dir, "stream64p", 62_000, 60_000, 61_000);
+
+        String out = BenchReport.render(dir);
+
+        // 62,000 of 64,000 is 96.9 %; the extra columns are not part of the description
+        assertThat(out).contains("### stream64p — chat stream, 50 events one per write 1 ms apart (paced), "
+                + "64 connections (1 round)\n")
+                .contains("  (paced: the rate is the upstream's pace; direct delivered 97 % of the asked 64,000 "
+                        + "events/s; direct 1240 req/s, gateway-jdk25 1200)\n")
+                .doesNotContain("RIG-BOUND");
+    }
+
+    @Test
+    void render_pacedWorkloadDirectCouldNotKeep_isRigBound(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        // 1,000 connections, one event per 20 ms gap each: 50,000 events/s asked; the rig's core delivered 32,500
+        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"), "chat64\tnon-stream chat, 64 connections\t\t64\n"
+                + "paced1000\tchat stream, 1,000 at once, one event per write 20 ms apart (paced)\t20\t1000\n");
+        closedLoop(dir, "direct", 40_000, -1);
+        closedLoop(dir, "nginx", 20_000, 40.0);
+        closedLoop(dir, "gateway-jdk25", 15_000, 60.0);
+        paced(dir, "paced1000", 32_500, 25_000, 31_000);
+
+        String out = BenchReport.render(dir);
+
+        assertThat(out).contains("  **RIG-BOUND**: direct delivered only 65 % of the asked 50,000 events/s: the rig's "
+                + "core, not the proxy, set the rates, so this row's req/s ratio does not count (its CPU per event "
+                + "still does)\n")
+                .doesNotContain("(paced:")
+                // the closed-loop workload beside it, its gap column empty, is judged as before
+                .contains("(ceiling: direct ran 2.7× gateway-jdk25's rate");
+    }
+
+    @Test
+    void render_pacedWorkloadOfAnOldResultsDir_givesTheRatesAlone(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        // written before the bench recorded the gap and the connections: two columns
+        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"),
+                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections\n");
+        paced(dir, "stream64p", 62_000, 60_000, 61_000);
+
+        String out = BenchReport.render(dir);
+
+        assertThat(out).contains("  (paced: the rate is the upstream's pace; direct 1240 req/s, gateway-jdk25 1200)\n")
+                .doesNotContain("delivered").doesNotContain("RIG-BOUND");
+    }
+
+    /** One round of a paced workload, 50 events per stream: direct, nginx and gateway-jdk25 at these events/s. */
+    private static void paced(java.nio.file.Path dir, String workload, double direct, double gateway, double nginx)
+            throws java.io.IOException {
+        java.nio.file.Files.writeString(dir.resolve(workload + ".direct.r1.json"), "{\"requests\":1000,"
+                + "\"requests_per_second\":" + direct / 50 + ",\"events_per_second\":" + direct + ",\"errors\":0,"
+                + "\"warmup_errors\":0,\"latency_us\":{\"p50\":50000,\"p99\":52000}}");
+        java.nio.file.Files.writeString(dir.resolve(workload + ".nginx.r1.json"), round(nginx / 50, 1000.0, nginx));
+        java.nio.file.Files.writeString(dir.resolve(workload + ".gateway-jdk25.r1.json"),
+                round(gateway / 50, 1200.0, gateway));
+    }
+
     private static String round(double rps, double cpuUs, double eventsPerSecond) {
         return "{\"requests\":1000,\"requests_per_second\":" + rps + ",\"events_per_second\":" + eventsPerSecond
                 + ",\"errors\":0,\"warmup_errors\":0,\"latency_us\":{\"p50\":1000,\"p99\":2000},"
