@@ -323,12 +323,14 @@ public final class BenchReport {
                 return String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; %s)%n", rates);
             }
             double share = direct.eventsPerSecond() / askedEventsPerSecond;
+            // shown rounded down, so that a share just under the line never reads as 90 %
+            double percent = Math.floor(100 * share);
             return share >= 0.9
                     ? String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; direct delivered %.0f %% of "
-                            + "the asked %,.0f events/s; %s)%n", 100 * share, askedEventsPerSecond, rates)
+                            + "the asked %,.0f events/s; %s)%n", percent, askedEventsPerSecond, rates)
                     : String.format(Locale.ROOT, "  **RIG-BOUND**: direct delivered only %.0f %% of the asked %,.0f "
                             + "events/s: the rig's core, not the proxy, set the rates, so this row's req/s ratio does "
-                            + "not count (its CPU per event still does)%n", 100 * share, askedEventsPerSecond);
+                            + "not count (its CPU per event still does)%n", percent, askedEventsPerSecond);
         }
         String busy = Stream.of(busy(gw), nginx == null ? "" : busy(nginx))
                 .filter(x -> !x.isEmpty()).collect(Collectors.joining(", "));
