@@ -261,6 +261,8 @@ public final class BlastUpstream implements AutoCloseable {
         private List<Paced> streams = new ArrayList<>();
         private List<Paced> spare = new ArrayList<>();
         private boolean ticking;
+        /** When the current tick was due (System.nanoTime()): the next is due one gap after it, not after its end. */
+        private long due;
 
         Pacer(EventLoop loop, long gap) {
             this.loop = loop;
@@ -273,6 +275,7 @@ public final class BlastUpstream implements AutoCloseable {
             streams.add(p);
             if (!ticking) {
                 ticking = true;
+                due = System.nanoTime() + gap;
                 loop.schedule(this::tick, gap, TimeUnit.NANOSECONDS);
             }
         }
@@ -298,9 +301,22 @@ public final class BlastUpstream implements AutoCloseable {
             if (streams.isEmpty()) {
                 ticking = false;
             } else {
-                loop.schedule(this::tick, gap, TimeUnit.NANOSECONDS);
+                long at = System.nanoTime();
+                due = nextDue(due, gap, at);
+                loop.schedule(this::tick, due - at, TimeUnit.NANOSECONDS);
             }
         }
+    }
+
+    /**
+     * When the tick after one due at {@code due} is due, at {@code now}: at a fixed rate, one gap after the last was
+     * due. A tick scheduled a gap after the last one's end ran late by the loop's timer lateness and the tick's own
+     * work every time (measured at 1 ms: 1.14 ms between events at p50 and 1.30 on average, so 64 streams got 74 % of
+     * the events they asked for). A tick that ran late is not made up by one right after it, which would put two
+     * events of a stream together: the next is at least half a gap away.
+     */
+    static long nextDue(long due, long gap, long now) {
+        return Math.max(due + gap, now + gap / 2);
     }
 
     // ------------------------------------------------------------------ the least HTTP/1.1 reading

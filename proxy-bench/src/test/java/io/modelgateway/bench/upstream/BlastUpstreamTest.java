@@ -144,6 +144,17 @@ class BlastUpstreamTest {
     }
 
     @Test
+    void pacedTicks_keepAFixedRate_andALateTickIsNotMadeUpAtOnce() {
+        long gap = 1_000_000;
+        // on time, or a little late: one gap after the last was due, so lateness does not add up over a stream
+        assertThat(BlastUpstream.nextDue(10_000_000, gap, 10_000_000)).isEqualTo(11_000_000);
+        assertThat(BlastUpstream.nextDue(10_000_000, gap, 10_300_000)).isEqualTo(11_000_000);
+        // past half a gap late: half a gap from now, never a tick right after the late one
+        assertThat(BlastUpstream.nextDue(10_000_000, gap, 10_700_000)).isEqualTo(11_200_000);
+        assertThat(BlastUpstream.nextDue(10_000_000, gap, 14_000_000)).isEqualTo(14_500_000);
+    }
+
+    @Test
     void unknownPath_is404_andTheConnectionServesOn() throws Exception {
         assertThat(post("/v1/nothing", "{}").statusCode()).isEqualTo(404);
         assertThat(post("/v1/chat/completions", "{}").statusCode()).isEqualTo(200);
