@@ -23,8 +23,8 @@ import java.util.stream.Stream;
 /**
  * The side-by-side tables of {@code scripts/bench}: reads the load generator's JSON results of one bench
  * run ({@code WORKLOAD.TARGET.rROUND.json} in one directory, plus {@code workloads.tsv}: name, description, the
- * gap in ms between a paced workload's events and the connections per line, in order; older runs wrote the first
- * two), averages each target over the rounds, and prints one table per workload with the gateway/nginx ratios.
+ * gap in ms between a paced workload's events, the connections and the upstream's ticks per paced stream per line,
+ * in order; older runs wrote fewer), averages each target over the rounds, and prints one table per workload with the gateway/nginx ratios.
  * Writes the same as {@code summary.md} and {@code summary.json}, and {@code report.html}: the figures and the
  * percentile curves of every target side by side ({@link HtmlReport}), from the histograms of all rounds merged.
  *
@@ -141,7 +141,7 @@ public final class BenchReport {
             String description = description(workloads, w.getKey());
             boolean paced = description.contains("paced");
             Workload workload = workloads.get(w.getKey());
-            double askedEvents = workload == null ? 0 : workload.askedEventsPerSecond();
+            double askedStreams = workload == null ? 0 : workload.askedStreamsPerSecond();
             out.append(String.format(Locale.ROOT, "%n### %s — %s (%d round%s)%n%n", w.getKey(), description, rounds,
                     rounds == 1 ? "" : "s"));
             out.append(streams
@@ -177,7 +177,7 @@ public final class BenchReport {
                         continue;
                     }
                     out.append('\n').append(ratios(gw, nginx, direct, streams));
-                    out.append(gw.askedRate() > 0 ? rateKept(gw) : ceiling(gw, nginx, direct, paced, askedEvents));
+                    out.append(gw.askedRate() > 0 ? rateKept(gw) : ceiling(gw, nginx, direct, paced, askedStreams));
                 }
             }
             Row shared = rows.get("gateway-redis");
@@ -301,17 +301,18 @@ public final class BenchReport {
      * The benchmark's own check that it measured the proxy, not its rig: on a workload the load decides (closed
      * loop), the upstream reached directly must run at least twice the gateway's rate, else the row is marked
      * upstream-bound and does not count. A paced workload's rate is the upstream's pace by design, and the proxies
-     * compare by CPU per event: there the direct row must deliver at least 90 % of the events per second the workload
-     * asks ({@code askedEventsPerSecond}, one per gap per connection: a little more than streams that keep their pace
-     * deliver, since each one's last chunk takes a tick of its own and the next request a round trip). Under that the
-     * row is marked rig-bound: the load generator and the upstream share one core, and when it is full it is that
+     * compare by CPU per event: there the direct row must run at least 90 % of the streams per second the workload
+     * asks ({@code askedStreamsPerSecond}: each connection one stream per its ticks of one gap each; a little more than
+     * streams that keep their pace deliver, since each new one waits for the next tick and its request for a round
+     * trip). Streams, not events: the load generator counts a stream's content events, which in the messages style
+     * are fewer than the upstream's writes. Under that the row is marked rig-bound: the load generator and the upstream share one core, and when it is full it is that
      * core, not the proxy, that sets every target's rate, so the proxies' req/s ratio does not count (their CPU per
      * event still does). With the asked pace unknown (0: a results directory from before the bench recorded it) the
      * paced line gives the rates alone. A closed-loop line also says how busy each proxy's pinned core was (its CPU
      * per request times its rate): a proxy near 100 % ran at its own CPU's limit, one well under it waited on the
      * rest of the rig.
      */
-    static String ceiling(Row gw, Row nginx, Row direct, boolean paced, double askedEventsPerSecond) {
+    static String ceiling(Row gw, Row nginx, Row direct, boolean paced, double askedStreamsPerSecond) {
         if (direct == null || direct.rps() <= 0) {
             return "";
         }
@@ -319,18 +320,18 @@ public final class BenchReport {
         if (paced) {
             String rates = String.format(Locale.ROOT, "direct %.0f req/s, %s %.0f", direct.rps(), gw.target(),
                     gw.rps());
-            if (askedEventsPerSecond <= 0) {
+            if (askedStreamsPerSecond <= 0) {
                 return String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; %s)%n", rates);
             }
-            double share = direct.eventsPerSecond() / askedEventsPerSecond;
+            double share = direct.rps() / askedStreamsPerSecond;
             // shown rounded down, so that a share just under the line never reads as 90 %
             double percent = Math.floor(100 * share);
             return share >= 0.9
-                    ? String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; direct delivered %.0f %% of "
-                            + "the asked %,.0f events/s; %s)%n", percent, askedEventsPerSecond, rates)
-                    : String.format(Locale.ROOT, "  **RIG-BOUND**: direct delivered only %.0f %% of the asked %,.0f "
-                            + "events/s: the rig's core, not the proxy, set the rates, so this row's req/s ratio does "
-                            + "not count (its CPU per event still does)%n", percent, askedEventsPerSecond);
+                    ? String.format(Locale.ROOT, "  (paced: the rate is the upstream's pace; direct ran %.0f %% of "
+                            + "the asked %,.0f streams/s; %s)%n", percent, askedStreamsPerSecond, rates)
+                    : String.format(Locale.ROOT, "  **RIG-BOUND**: direct ran only %.0f %% of the asked %,.0f "
+                            + "streams/s: the rig, not the proxy, set the rates, so this row's req/s ratio does "
+                            + "not count (its CPU per event still does)%n", percent, askedStreamsPerSecond);
         }
         String busy = Stream.of(busy(gw), nginx == null ? "" : busy(nginx))
                 .filter(x -> !x.isEmpty()).collect(Collectors.joining(", "));
@@ -395,13 +396,15 @@ public final class BenchReport {
 
     /**
      * One line of {@code workloads.tsv}: the description, and what a paced workload asks of the upstream: the gap in
-     * ms between a stream's events and the connections. The gap is 0 when not known: a workload not paced, or a
-     * results directory from before the bench recorded it (two columns).
+     * ms between a stream's writes, the connections, and how many ticks of the upstream's pacer one stream takes.
+     * The gap and the ticks are 0 when not known: a workload not paced, or a results directory from before the
+     * bench recorded them.
      */
-    record Workload(String description, int gapMs, int connections) {
-        /** The events per second asked: one per gap on each connection; 0 when not known. */
-        double askedEventsPerSecond() {
-            return gapMs > 0 && connections > 0 ? connections * 1000.0 / gapMs : 0;
+    record Workload(String description, int gapMs, int connections, int ticksPerStream) {
+        /** The streams per second asked: on each connection one per its ticks of one gap each; 0 when not known. */
+        double askedStreamsPerSecond() {
+            return gapMs > 0 && connections > 0 && ticksPerStream > 0
+                    ? connections * 1000.0 / ((double) gapMs * ticksPerStream) : 0;
         }
     }
 
@@ -413,7 +416,8 @@ public final class BenchReport {
             for (String line : Files.readAllLines(file)) {
                 String[] parts = line.split("\t", -1);
                 if (!parts[0].isBlank()) {
-                    w.put(parts[0], new Workload(parts.length > 1 ? parts[1] : "", number(parts, 2), number(parts, 3)));
+                    w.put(parts[0], new Workload(parts.length > 1 ? parts[1] : "", number(parts, 2), number(parts, 3),
+                            number(parts, 4)));
                 }
             }
         }

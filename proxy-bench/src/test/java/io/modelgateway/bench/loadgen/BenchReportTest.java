@@ -151,27 +151,28 @@ class BenchReportTest {
     @Test
     void render_pacedWorkload_saysWhatShareOfTheAskedPaceDirectDelivered(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        // 64 connections, one event per 1 ms gap each: 64,000 events/s asked
+        // 64 connections, streams of 51 ticks of 1 ms: 1,254.9 streams/s asked
         java.nio.file.Files.writeString(dir.resolve("workloads.tsv"),
-                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections\t1\t64\n");
+                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections\t1\t64\t51\n");
         paced(dir, "stream64p", 62_000, 60_000, 61_000);
 
         String out = BenchReport.render(dir);
 
-        // 62,000 of 64,000 is 96.9 %, shown rounded down; the extra columns are not part of the description
+        // direct's 1,240 streams/s (62,000 events/s of 50 a stream) are 98.8 % of that, shown rounded down; the extra
+        // columns are not part of the description
         assertThat(out).contains("### stream64p — chat stream, 50 events one per write 1 ms apart (paced), "
                 + "64 connections (1 round)\n")
-                .contains("  (paced: the rate is the upstream's pace; direct delivered 96 % of the asked 64,000 "
-                        + "events/s; direct 1240 req/s, gateway-jdk25 1200)\n")
+                .contains("  (paced: the rate is the upstream's pace; direct ran 98 % of the asked 1,255 "
+                        + "streams/s; direct 1240 req/s, gateway-jdk25 1200)\n")
                 .doesNotContain("RIG-BOUND");
     }
 
     @Test
     void render_pacedWorkloadDirectCouldNotKeep_isRigBound(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
-        // 1,000 connections, one event per 20 ms gap each: 50,000 events/s asked; the rig's core delivered 32,500
+        // 1,000 connections, streams of 51 ticks of 20 ms: 980.4 streams/s asked; the rig ran 650 (32,500 events/s)
         java.nio.file.Files.writeString(dir.resolve("workloads.tsv"), "chat64\tnon-stream chat, 64 connections\t\t64\n"
-                + "paced1000\tchat stream, 1,000 at once, one event per write 20 ms apart (paced)\t20\t1000\n");
+                + "paced1000\tchat stream, 1,000 at once, one event per write 20 ms apart (paced)\t20\t1000\t51\n");
         closedLoop(dir, "direct", 40_000, -1);
         closedLoop(dir, "nginx", 20_000, 40.0);
         closedLoop(dir, "gateway-jdk25", 15_000, 60.0);
@@ -179,8 +180,8 @@ class BenchReportTest {
 
         String out = BenchReport.render(dir);
 
-        assertThat(out).contains("  **RIG-BOUND**: direct delivered only 65 % of the asked 50,000 events/s: the rig's "
-                + "core, not the proxy, set the rates, so this row's req/s ratio does not count (its CPU per event "
+        assertThat(out).contains("  **RIG-BOUND**: direct ran only 66 % of the asked 980 streams/s: the rig, "
+                + "not the proxy, set the rates, so this row's req/s ratio does not count (its CPU per event "
                 + "still does)\n")
                 .doesNotContain("(paced:")
                 // the closed-loop workload beside it, its gap column empty, is judged as before
@@ -190,15 +191,15 @@ class BenchReportTest {
     @Test
     void render_pacedWorkloadOfAnOldResultsDir_givesTheRatesAlone(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        // written before the bench recorded the gap and the connections: two columns
+        // written before the bench recorded the ticks per stream: four columns (two before it recorded the gap)
         java.nio.file.Files.writeString(dir.resolve("workloads.tsv"),
-                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections\n");
+                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections\t1\t64\n");
         paced(dir, "stream64p", 62_000, 60_000, 61_000);
 
         String out = BenchReport.render(dir);
 
         assertThat(out).contains("  (paced: the rate is the upstream's pace; direct 1240 req/s, gateway-jdk25 1200)\n")
-                .doesNotContain("delivered").doesNotContain("RIG-BOUND");
+                .doesNotContain("asked").doesNotContain("RIG-BOUND");
     }
 
     /** One round of a paced workload, 50 events per stream: direct, nginx and gateway-jdk25 at these events/s. */
