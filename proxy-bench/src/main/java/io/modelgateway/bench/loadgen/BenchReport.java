@@ -24,9 +24,10 @@ import java.util.stream.Stream;
  * The side-by-side tables of {@code scripts/bench}: reads the load generator's JSON results of one bench
  * run ({@code WORKLOAD.TARGET.rROUND.json} in one directory, plus {@code workloads.tsv}: name, description, the
  * gap in ms between a paced workload's events, the connections and the upstream's ticks per paced stream per line,
- * in order; older runs wrote fewer), averages each target over the rounds, and prints one table per workload with the gateway/nginx ratios.
- * Writes the same as {@code summary.md} and {@code summary.json}, and {@code report.html}: the figures and the
- * percentile curves of every target side by side ({@link HtmlReport}), from the histograms of all rounds merged.
+ * in order; older runs wrote fewer), averages each target over the rounds, and prints one table per workload with
+ * the gateway/nginx ratios. Writes the same as {@code summary.md} and {@code summary.json}, and {@code report.html}:
+ * the figures and the percentile curves of every target side by side ({@link HtmlReport}), from the histograms of
+ * all rounds merged.
  *
  * <p>Targets are {@code direct} (the upstream itself), {@code nginx}, and {@code gateway-jdkNN}. "Added
  * p50" is a proxy's p50 minus the direct p50 of the same workload: what the hop costs a caller.
@@ -305,9 +306,9 @@ public final class BenchReport {
      * asks ({@code askedStreamsPerSecond}: each connection one stream per its ticks of one gap each; a little more than
      * streams that keep their pace deliver, since each new one waits for the next tick and its request for a round
      * trip). Streams, not events: the load generator counts a stream's content events, which in the messages style
-     * are fewer than the upstream's writes. Under that the row is marked rig-bound: the load generator and the upstream share one core, and when it is full it is that
-     * core, not the proxy, that sets every target's rate, so the proxies' req/s ratio does not count (their CPU per
-     * event still does). With the asked pace unknown (0: a results directory from before the bench recorded it) the
+     * are fewer than the upstream's writes. Under that the row is marked rig-bound: the rig (the load generator and
+     * the upstream, which share one core), not the proxy, set every target's rate, so the proxies' req/s ratio does
+     * not count (their CPU per event still does). With the asked pace unknown (0: a results directory from before the bench recorded it) the
      * paced line gives the rates alone. A closed-loop line also says how busy each proxy's pinned core was (its CPU
      * per request times its rate): a proxy near 100 % ran at its own CPU's limit, one well under it waited on the
      * rest of the rig.
