@@ -74,7 +74,8 @@ public final class BenchReport {
                 runs.add(merged(t.getKey(), t.getValue()));
             }
             if (!runs.isEmpty()) {
-                out.add(new HtmlReport.Workload(w.getKey(), description(workloads, w.getKey()), runs));
+                out.add(new HtmlReport.Workload(w.getKey(), workloads.getOrDefault(w.getKey(), Workload.UNKNOWN)
+                        .description(), runs));
             }
         }
         List<String> notes = new ArrayList<>();
@@ -139,10 +140,10 @@ public final class BenchReport {
             int rounds = rows.values().iterator().next().rounds();
             boolean streams = rows.values().stream().anyMatch(r -> r.eventsPerSecond() > 0);
             // A paced workload's rate is the upstream's pace by design: only its CPU per event compares proxies.
-            String description = description(workloads, w.getKey());
+            Workload workload = workloads.getOrDefault(w.getKey(), Workload.UNKNOWN);
+            String description = workload.description();
             boolean paced = description.contains("paced");
-            Workload workload = workloads.get(w.getKey());
-            double askedStreams = workload == null ? 0 : workload.askedStreamsPerSecond();
+            double askedStreams = workload.askedStreamsPerSecond();
             out.append(String.format(Locale.ROOT, "%n### %s — %s (%d round%s)%n%n", w.getKey(), description, rounds,
                     rounds == 1 ? "" : "s"));
             out.append(streams
@@ -402,6 +403,9 @@ public final class BenchReport {
      * bench recorded them.
      */
     record Workload(String description, int gapMs, int connections, int ticksPerStream) {
+        /** A workload with results but no line in {@code workloads.tsv}: no description, no pace. */
+        static final Workload UNKNOWN = new Workload("", 0, 0, 0);
+
         /** The streams per second asked: on each connection one per its ticks of one gap each; 0 when not known. */
         double askedStreamsPerSecond() {
             return gapMs > 0 && connections > 0 && ticksPerStream > 0
@@ -428,11 +432,6 @@ public final class BenchReport {
     /** Column {@code i} of a {@code workloads.tsv} line as a number, 0 when absent or empty. */
     private static int number(String[] parts, int i) {
         return parts.length > i && !parts[i].isBlank() ? Integer.parseInt(parts[i].strip()) : 0;
-    }
-
-    private static String description(Map<String, Workload> workloads, String name) {
-        Workload w = workloads.get(name);
-        return w == null ? "" : w.description();
     }
 
     /** workload → target → row; workloads in the bench's order, targets direct, nginx, gateway-…. */

@@ -152,11 +152,7 @@ class BenchReportTest {
     void render_pacedWorkload_saysWhatShareOfTheAskedPaceDirectDelivered(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         // 64 connections, streams of 51 ticks of 1 ms: 1,254.9 streams/s asked
-        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"),
-                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections\t1\t64\t51\n");
-        paced(dir, "stream64p", 62_000, 60_000, 61_000);
-
-        String out = BenchReport.render(dir);
+        String out = renderStream64p(dir, "\t1\t64\t51");
 
         // direct's 1,240 streams/s (62,000 events/s of 50 a stream) are 98.8 % of that, shown rounded down; the extra
         // columns are not part of the description
@@ -192,14 +188,21 @@ class BenchReportTest {
     void render_pacedWorkloadOfAnOldResultsDir_givesTheRatesAlone(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         // written before the bench recorded the ticks per stream: four columns (two before it recorded the gap)
-        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"),
-                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections\t1\t64\n");
-        paced(dir, "stream64p", 62_000, 60_000, 61_000);
-
-        String out = BenchReport.render(dir);
+        String out = renderStream64p(dir, "\t1\t64");
 
         assertThat(out).contains("  (paced: the rate is the upstream's pace; direct 1240 req/s, gateway-jdk25 1200)\n")
                 .doesNotContain("asked").doesNotContain("RIG-BOUND");
+    }
+
+    /**
+     * The report of one round of stream64p, direct at 62,000 events/s, the gateway at 60,000 and nginx at 61,000,
+     * with {@code columns} after its description in {@code workloads.tsv}.
+     */
+    private static String renderStream64p(java.nio.file.Path dir, String columns) throws java.io.IOException {
+        java.nio.file.Files.writeString(dir.resolve("workloads.tsv"),
+                "stream64p\tchat stream, 50 events one per write 1 ms apart (paced), 64 connections" + columns + "\n");
+        paced(dir, "stream64p", 62_000, 60_000, 61_000);
+        return BenchReport.render(dir);
     }
 
     /** One round of a paced workload, 50 events per stream: direct, nginx and gateway-jdk25 at these events/s. */
