@@ -98,9 +98,22 @@ public final class Transport {
 
     /** @param threads event loops; 0 means {@link #defaultLoops()} */
     public static MultiThreadIoEventLoopGroup newGroup(int threads, String name) {
+        return newGroup(threads, name, false);
+    }
+
+    /**
+     * The gateway's own loops: as {@link #newGroup(int, String)}, and on io_uring their timers are posted to the
+     * {@link LoopAlarm} (unless {@code -Dgateway.loopAlarm=false}) rather than handed to the kernel with every wait.
+     * The simulator, the admin listener and the bench's tools keep Netty's loops as they are.
+     */
+    public static MultiThreadIoEventLoopGroup newGatewayGroup(int threads, String name) {
+        return newGroup(threads, name, LoopAlarm.enabled());
+    }
+
+    private static MultiThreadIoEventLoopGroup newGroup(int threads, String name, boolean alarm) {
         int loops = threads > 0 ? threads : defaultLoops();
         IoHandlerFactory factory = switch (KIND) {
-            case IO_URING -> uringFactory();
+            case IO_URING -> alarm ? LoopAlarm.wrap(uringFactory()) : uringFactory();
             case EPOLL -> EpollIoHandler.newFactory();
             case NIO -> NioIoHandler.newFactory();
         };

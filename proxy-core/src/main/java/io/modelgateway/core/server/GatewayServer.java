@@ -108,7 +108,7 @@ public final class GatewayServer implements AutoCloseable {
         // The certificate files are read first: a bad one stops the start with a message naming the block.
         ServerTls tls = config.tls() == null ? null : ServerTls.start(config.tls(), config.http2().enabled());
         ServerTls adminTls = config.adminTls() == null ? null : ServerTls.start(config.adminTls(), false);
-        MultiThreadIoEventLoopGroup group = Transport.newGroup(threads, "gateway");
+        MultiThreadIoEventLoopGroup group = Transport.newGatewayGroup(threads, "gateway");
         UpstreamPools pools = new UpstreamPools();
         GatewayMetrics metrics = new GatewayMetrics(pools::openConnections);
         // access_log and admin.listen are read once: changing them needs a restart (a reload keeps them)
