@@ -10,6 +10,8 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Wakes the gateway's io_uring event loops for their timers from one shared thread, so that a loop going to sleep
@@ -37,6 +39,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@code -Dgateway.loopAlarm=false} turns it off (every wait queues its timeout, as Netty does).
  */
 public final class LoopAlarm {
+    private static final Logger LOG = Logger.getLogger(LoopAlarm.class.getName());
     /** A timer nearer than this when the loop goes to sleep is the kernel's, as Netty does it. */
     static final long MIN_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** {@link Alarmed#at}: nothing posted. */
@@ -187,7 +190,8 @@ public final class LoopAlarm {
                 lastDeadline = deadline;
                 long now = System.nanoTime();
                 long delay = context.delayNanos(now);
-                lastPosted = delay >= MIN_DELAY_NANOS;
+                // Were the alarm's thread ever gone, the loop's timers would go to the kernel again, as Netty's.
+                lastPosted = delay >= MIN_DELAY_NANOS && alarm.thread.isAlive();
                 if (lastPosted) {
                     alarm.post(this, now + delay);
                 }
@@ -204,7 +208,12 @@ public final class LoopAlarm {
             if (AT.compareAndSet(this, posted, NONE)) {
                 synchronized (this) {
                     if (!destroyed) {
-                        handler.wakeup();
+                        try {
+                            handler.wakeup();
+                        } catch (RuntimeException e) {
+                            // Not expected of Netty's wake-up; the other loops' timers must still fire.
+                            LOG.log(Level.WARNING, "waking an event loop for its timer failed", e);
+                        }
                     }
                 }
             }
