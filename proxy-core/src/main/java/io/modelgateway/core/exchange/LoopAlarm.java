@@ -23,8 +23,9 @@ import java.util.logging.Logger;
  * soon as anything else completes. With one request at a time on one connection that is two timeouts per request
  * (the loop sleeps once for the request, once for the answer), on a paced stream one per event. Netty's epoll loop
  * re-arms its timer only when the deadline changes; this does the same for io_uring. Measured on the bench's
- * non-stream chat with one connection (Netty's own proxy of the gateway's codecs, the same jar with and without
- * the timeouts, ten alternated 4 s windows twice): 2.6–3.2 µs less CPU per request, nearly all of it system time.
+ * non-stream chat with one connection, ten alternated 4 s windows per series: the gateway against itself with
+ * {@code -Dgateway.loopAlarm=false} 4.8–5.4 µs less CPU per request in three series, nearly all of it system time
+ * (proxy-bench/README.md, "a kernel timeout with every wait").
  *
  * <p>How: each loop's handler is wrapped ({@link #wrap}). When the loop is about to sleep and its next timer is at
  * least {@link #MIN_DELAY_NANOS} away, the wrapper tells Netty's handler that no timer is pending (it then sleeps
