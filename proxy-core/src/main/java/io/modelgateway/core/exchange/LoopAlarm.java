@@ -108,43 +108,40 @@ public final class LoopAlarm {
     private void run() {
         while (true) {
             sleepingUntil = AWAKE;
-            long now = System.nanoTime();
-            boolean any = false;
-            long next = 0;
-            for (Alarmed loop : loops) {
-                long at = (long) AT.getVolatile(loop);
-                if (at == NONE) {
-                    continue;
-                }
-                if (at - now <= 0) {
-                    loop.fire(at);
-                } else if (!any || at - next < 0) {
-                    next = at;
-                    any = true;
-                }
-            }
-            sleepingUntil = any ? next : FOREVER;
-            // A time posted while the loop above ran, earlier than the one about to be slept until: the loop that
+            long next = earliest(System.nanoTime(), true);
+            sleepingUntil = next == NONE ? FOREVER : next;
+            // A time posted while the scan above ran, earlier than the one about to be slept until: the loop that
             // posted it saw AWAKE and did not wake this thread, so look again rather than sleep past it.
-            if (postedBefore(any, next)) {
+            long posted = earliest(0, false);
+            if (posted != NONE && (next == NONE || posted - next < 0)) {
                 continue;
             }
-            if (any) {
-                LockSupport.parkNanos(this, next - System.nanoTime());
-            } else {
+            if (next == NONE) {
                 LockSupport.park(this);
+            } else {
+                LockSupport.parkNanos(this, next - System.nanoTime());
             }
         }
     }
 
-    private boolean postedBefore(boolean any, long next) {
+    /**
+     * The earliest time the loops have posted, or {@link #NONE}; with {@code fireDue}, each loop whose time is due by
+     * {@code now} is woken first and its time left out.
+     */
+    private long earliest(long now, boolean fireDue) {
+        long next = NONE;
         for (Alarmed loop : loops) {
             long at = (long) AT.getVolatile(loop);
-            if (at != NONE && (!any || at - next < 0)) {
-                return true;
+            if (at == NONE) {
+                continue;
+            }
+            if (fireDue && at - now <= 0) {
+                loop.fire(at);
+            } else if (next == NONE || at - next < 0) {
+                next = at;
             }
         }
-        return false;
+        return next;
     }
 
     /**
